@@ -1,0 +1,83 @@
+/**
+ * Result types of the aws-auth parser (`aws-auth.ts`). The parser reproduces
+ * kubernetes-sigs/aws-iam-authenticator `pkg/mapper/configmap/configmap.go` ParseMap: it returns
+ * every mapping that survives and every issue, and never throws.
+ */
+
+export const AWS_AUTH_KEYS = ['mapRoles', 'mapUsers', 'mapAccounts'] as const;
+export type AwsAuthKey = (typeof AWS_AUTH_KEYS)[number];
+
+export interface SsoMatcher {
+  permissionSetName: string;
+  accountID: string;
+  partition?: string;
+}
+
+/** Where an entry stands in the ConfigMap: data key, 0-based entry index, 1-based line/column inside the key's value. */
+export interface EntryLocation {
+  dataKey: AwsAuthKey;
+  index: number;
+  line?: number;
+  column?: number;
+}
+
+export interface RoleMapping {
+  /** As written (case and path preserved) — for display and for the path rule. */
+  rolearn?: string;
+  sso?: SsoMatcher;
+  username: string;
+  groups: string[];
+  userid?: string;
+  location: EntryLocation;
+}
+
+export interface UserMapping {
+  userarn: string;
+  username: string;
+  groups: string[];
+  userid?: string;
+  location: EntryLocation;
+}
+
+export type AwsAuthIssueKind =
+  /** The key's value is not valid YAML or not a list: the authenticator keeps zero mappings of that key. */
+  | 'key-parse-failure'
+  /** A field had the wrong type (e.g. `groups: system:nodes`): decoding continued with the field empty. */
+  | 'type-mismatch'
+  /** An entry failed validation (no rolearn/sso, both, bad SSO fields, no userarn) and was dropped. */
+  | 'invalid-entry'
+  /** A top-level data key the authenticator ignores (`maproles`, `MapRoles`, typos). */
+  | 'ignored-key'
+  /** An entry field the authenticator does not know (after case folding): ignored. */
+  | 'unknown-field';
+
+export interface AwsAuthIssue {
+  kind: AwsAuthIssueKind;
+  dataKey: string;
+  /** 0-based entry index inside the key's list, when the issue concerns one entry. */
+  entryIndex?: number;
+  /** 1-based line and column inside the data key's value string. */
+  line?: number;
+  column?: number;
+  message: string;
+  /** What the authenticator loses because of this issue, in plain words. */
+  lost: string;
+}
+
+export type KeyStatus = 'missing' | 'empty' | 'ok' | 'failed';
+
+export interface ParsedAwsAuth {
+  /** Valid role entries in file order, duplicates included (the last one for an ARN wins). */
+  roles: RoleMapping[];
+  users: UserMapping[];
+  accounts: string[];
+  issues: AwsAuthIssue[];
+  keyStatus: Record<AwsAuthKey, KeyStatus>;
+}
+
+/** What `encodeAwsAuth` takes: mappings without locations. */
+export interface AwsAuthMappings {
+  roles: Array<Omit<RoleMapping, 'location'>>;
+  users: Array<Omit<UserMapping, 'location'>>;
+  accounts: string[];
+}

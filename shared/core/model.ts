@@ -1,0 +1,237 @@
+/**
+ * Domain model of eks-auth-sentinel: the ClusterSnapshot contract (schemaVersion 1) and the
+ * Finding contract. Plain data only; no SDK or Kubernetes shapes cross into the core.
+ * The zod schema in `snapshot-schema.ts` mirrors these types and is what validates input.
+ */
+
+export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export const AUTHENTICATION_MODES = ['CONFIG_MAP', 'API_AND_CONFIG_MAP', 'API'] as const;
+export type AuthenticationMode = (typeof AUTHENTICATION_MODES)[number];
+
+/**
+ * Every source of a snapshot carries a status. `absent` is a real 404 (e.g. no aws-auth in an
+ * `API` cluster, access entries in a `CONFIG_MAP` cluster); `error` is "could not look" and must
+ * never be read as empty.
+ */
+export type Source<T> =
+  | { status: 'ok'; data: T }
+  | { status: 'absent'; reason?: string }
+  | { status: 'error'; error: string };
+
+export interface ClusterInfo {
+  status: string;
+  version?: string;
+  platformVersion?: string;
+  authenticationMode: AuthenticationMode;
+  bootstrapClusterCreatorAdminPermissions?: boolean;
+  endpointPublicAccess?: boolean;
+  endpointPrivateAccess?: boolean;
+}
+
+/** One entry of the ConfigMap's metadata.managedFields, reduced to what the rules need. */
+export interface ManagedField {
+  manager: string;
+  operation: string;
+  time?: string;
+  /** The `data` keys this manager owns (from fieldsV1 `f:data` → `f:mapRoles` …). */
+  dataKeys: string[];
+}
+
+export interface AwsAuthConfigMap {
+  /** The ConfigMap's `data`, raw strings exactly as stored. */
+  data: Record<string, string>;
+  resourceVersion?: string;
+  managedFields: ManagedField[];
+}
+
+export const ACCESS_ENTRY_TYPES = [
+  'STANDARD',
+  'EC2_LINUX',
+  'EC2_WINDOWS',
+  'FARGATE_LINUX',
+  'HYBRID_LINUX',
+  'EC2',
+  'HYPERPOD_LINUX',
+] as const;
+export type AccessEntryType = (typeof ACCESS_ENTRY_TYPES)[number];
+
+export interface AccessScope {
+  type: 'cluster' | 'namespace';
+  namespaces?: string[];
+}
+
+export interface AssociatedAccessPolicy {
+  policyArn: string;
+  accessScope: AccessScope;
+  associatedAt?: string;
+}
+
+export interface AccessEntry {
+  principalArn: string;
+  type: AccessEntryType;
+  username?: string;
+  kubernetesGroups: string[];
+  createdAt?: string;
+  modifiedAt?: string;
+  accessPolicies: AssociatedAccessPolicy[];
+}
+
+export interface HealthIssue {
+  code: string;
+  message?: string;
+}
+
+export interface Nodegroup {
+  name: string;
+  status: string;
+  nodeRole: string;
+  amiType?: string;
+  desiredSize?: number;
+  minSize?: number;
+  maxSize?: number;
+  healthIssues: HealthIssue[];
+}
+
+export interface FargateSelector {
+  namespace: string;
+  labels?: Record<string, string>;
+}
+
+export interface FargateProfile {
+  name: string;
+  status: string;
+  podExecutionRoleArn: string;
+  selectors: FargateSelector[];
+  createdAt?: string;
+}
+
+export const COMPUTE_KINDS = ['managed', 'karpenter', 'self-managed', 'fargate', 'auto', 'hybrid'] as const;
+export type ComputeKind = (typeof COMPUTE_KINDS)[number];
+
+/** A node or instance that authenticates to the cluster with an IAM role. */
+export interface ComputeNode {
+  kind: ComputeKind;
+  /** EC2 instance ID, or the node name where there is no instance (Fargate, hybrid). */
+  id: string;
+  /** Kubernetes node name, when the node has registered. */
+  nodeName?: string;
+  /** The IAM role the node authenticates with (role ARN, not instance-profile ARN). */
+  roleArn?: string;
+  nodegroup?: string;
+  nodePool?: string;
+  nodeClass?: string;
+  fargateProfile?: string;
+  os?: 'linux' | 'windows';
+  /** The node's Ready condition when known. */
+  ready?: 'True' | 'False' | 'Unknown';
+}
+
+export interface KarpenterNodeClass {
+  name: string;
+  /** Role ARN resolved from `spec.role` (a role name) or from `spec.instanceProfile`. */
+  roleArn?: string;
+  role?: string;
+  instanceProfile?: string;
+}
+
+export interface IamRole {
+  arn: string;
+  /** `exists` when GetRole answered; `missing` on NoSuchEntity (role deleted). */
+  state: 'exists' | 'missing';
+  roleId?: string;
+  createDate?: string;
+}
+
+export interface ClusterSnapshot {
+  schemaVersion: 1;
+  capturedAt: string;
+  accountId: string;
+  region: string;
+  clusterName: string;
+  clusterArn: string;
+  cluster: ClusterInfo;
+  awsAuth: Source<AwsAuthConfigMap>;
+  accessEntries: Source<AccessEntry[]>;
+  nodegroups: Source<Nodegroup[]>;
+  fargateProfiles: Source<FargateProfile[]>;
+  compute: Source<ComputeNode[]>;
+  karpenterNodeClasses?: Source<KarpenterNodeClass[]>;
+  iamRoles: Source<IamRole[]>;
+}
+
+export type SourceName =
+  | 'awsAuth'
+  | 'accessEntries'
+  | 'nodegroups'
+  | 'fargateProfiles'
+  | 'compute'
+  | 'karpenterNodeClasses'
+  | 'iamRoles';
+
+export const SOURCE_NAMES: readonly SourceName[] = [
+  'awsAuth',
+  'accessEntries',
+  'nodegroups',
+  'fargateProfiles',
+  'compute',
+  'karpenterNodeClasses',
+  'iamRoles',
+];
+
+// ---------------------------------------------------------------------------------------------
+// Findings
+
+export interface ClusterRef {
+  accountId: string;
+  region: string;
+  name: string;
+}
+
+export interface BlastRadius {
+  nodegroups: string[];
+  fargateProfiles: string[];
+  nodeClasses: string[];
+  /** Nodes that lose (or have lost) access. */
+  nodeCount: number;
+  /** The first few node names or instance IDs, for the message. */
+  firstNodes: string[];
+  /** Plain-language time to impact, e.g. "new nodes at once; running nodes NotReady within minutes". */
+  timeToImpact: string;
+}
+
+export interface Remediation {
+  /** What to do, one or two sentences. */
+  summary: string;
+  awsCli?: string;
+  terraform?: string;
+  awsAuthYaml?: string;
+  notes?: string[];
+}
+
+export type Trigger = 'schedule' | 'manual' | 'whatif' | `event:${string}`;
+
+export interface Finding {
+  ruleId: string;
+  severity: Severity;
+  cluster: ClusterRef;
+  /** The principal (role/user ARN) or resource (node group, Fargate profile, data key) concerned. */
+  subject: string;
+  title: string;
+  detail: string;
+  evidence: Record<string, unknown>;
+  blastRadius?: BlastRadius;
+  remediation?: Remediation;
+  trigger: Trigger;
+  /** Stable across runs and triggers: rule, cluster, subject and the identifying evidence. */
+  fingerprint: string;
+}
+
+export function severityRank(s: Severity): number {
+  return SEVERITIES.length - SEVERITIES.indexOf(s);
+}
+
+export function atLeast(s: Severity, threshold: Severity): boolean {
+  return severityRank(s) >= severityRank(threshold);
+}
