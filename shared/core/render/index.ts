@@ -1,0 +1,39 @@
+/** Renderers of findings: text (terminal, e-mail), Markdown, JSON. Pure. */
+import type { Finding } from '../model.ts';
+import { renderJson } from './json.ts';
+import type { RenderOptions } from './layout.ts';
+import { renderMarkdown } from './markdown.ts';
+import { renderText } from './text.ts';
+
+export { findingToJson, type JsonReport, renderJson, toJsonReport } from './json.ts';
+export {
+  compareFindings,
+  countBySeverity,
+  DEFAULT_MAX_CHARS,
+  omittedLine,
+  type RenderOptions,
+  type SeverityCounts,
+  sortFindings,
+  summaryLine,
+} from './layout.ts';
+export { escapeMarkdown, inlineCode, renderMarkdown } from './markdown.ts';
+export { renderText } from './text.ts';
+
+export const RENDER_FORMATS = ['text', 'markdown', 'json'] as const;
+export type RenderFormat = (typeof RENDER_FORMATS)[number];
+
+/** Renders in the given format. */
+export function renderFindings(
+  format: RenderFormat,
+  findings: readonly Finding[],
+  options: RenderOptions = {},
+): string {
+  switch (format) {
+    case 'text':
+      return renderText(findings, options);
+    case 'markdown':
+      return renderMarkdown(findings, options);
+    case 'json':
+      return renderJson(findings, options);
+  }
+}

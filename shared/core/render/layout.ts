@@ -1,0 +1,222 @@
+/**
+ * What the text, Markdown and JSON renderers share: the order of findings, severity counts,
+ * the size bound (keep the most severe findings whole, count the rest) and code fences.
+ * Pure; imports nothing but core types.
+ */
+import type { SimulationEffect } from '../engine.ts';
+import { type ClusterRef, type Finding, SEVERITIES, type Severity, severityRank } from '../model.ts';
+
+export interface RenderOptions {
+  /** A heading for the report; a default one is used when absent. */
+  title?: string;
+  /** Upper bound on the output length in characters (UTF-16 code units). */
+  maxChars?: number;
+  /** ANSI colour (text only). */
+  color?: boolean;
+  /** The cluster the report is about: named in the heading and in an empty result. */
+  cluster?: ClusterRef;
+  /** A what-if's change, as a human label (see `describeChange`). */
+  change?: string;
+  /** A what-if's simulated side effects, printed above the findings. */
+  effects?: ReadonlyArray<SimulationEffect>;
+  /** One line per finding instead of the full block (text and Markdown). */
+  compact?: boolean;
+}
+
+export const DEFAULT_MAX_CHARS = 200_000;
+export const DEFAULT_TITLE = 'EKS authentication findings';
+
+export type SeverityCounts = Record<Severity, number>;
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Most severe first, then by rule ID, then by subject (locale-independent, stable). */
+export function compareFindings(a: Finding, b: Finding): number {
+  return (
+    severityRank(b.severity) - severityRank(a.severity) ||
+    compareText(a.ruleId, b.ruleId) ||
+    compareText(a.subject, b.subject) ||
+    compareText(a.cluster.accountId, b.cluster.accountId) ||
+    compareText(a.cluster.region, b.cluster.region) ||
+    compareText(a.cluster.name, b.cluster.name) ||
+    compareText(a.fingerprint, b.fingerprint)
+  );
+}
+
+export function sortFindings(findings: readonly Finding[]): Finding[] {
+  return [...findings].sort(compareFindings);
+}
+
+export function emptyCounts(): SeverityCounts {
+  return { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
+}
+
+export function countBySeverity(findings: readonly Pick<Finding, 'severity'>[]): SeverityCounts {
+  const counts = emptyCounts();
+  for (const f of findings) counts[f.severity] += 1;
+  return counts;
+}
+
+/** `1 critical, 2 high` — only the severities that occur, most severe first. */
+export function formatCounts(counts: SeverityCounts): string {
+  return SEVERITIES.filter((s) => counts[s] > 0)
+    .map((s) => `${counts[s]} ${s}`)
+    .join(', ');
+}
+
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** `3 findings: 1 critical, 2 high` */
+export function summaryLine(counts: SeverityCounts): string {
+  const total = SEVERITIES.reduce((sum, s) => sum + counts[s], 0);
+  return total === 0 ? 'No findings' : `${plural(total, 'finding')}: ${formatCounts(counts)}`;
+}
+
+/** `… 5 more findings (2 critical, 3 high) not shown` */
+export function omittedLine(counts: SeverityCounts): string {
+  const total = SEVERITIES.reduce((sum, s) => sum + counts[s], 0);
+  return `… ${total} more ${total === 1 ? 'finding' : 'findings'} (${formatCounts(counts)}) not shown`;
+}
+
+/** The cluster shared by every finding, if there is exactly one. */
+export function commonCluster(findings: readonly Finding[]): ClusterRef | undefined {
+  const first = findings[0];
+  if (first === undefined) return undefined;
+  const same = findings.every(
+    (f) =>
+      f.cluster.accountId === first.cluster.accountId &&
+      f.cluster.region === first.cluster.region &&
+      f.cluster.name === first.cluster.name,
+  );
+  return same ? first.cluster : undefined;
+}
+
+// Control characters (except tab and newline), DEL and the C1 CSI: never let snapshot data drive
+// the terminal (an ESC in a node name would otherwise reach the user's terminal as a command).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** Removes control characters; normalises CRLF/CR to LF first. */
+export function sanitize(s: string): string {
+  return s.replace(/\r\n?/g, '\n').replace(CONTROL, '');
+}
+
+/** One line: every run of whitespace (newlines included) becomes one space. */
+export function oneLine(s: string): string {
+  return sanitize(s).replace(/\s+/g, ' ').trim();
+}
+
+const FENCE_LIKE = /^[ \t]*(`{3,}|~{3,})/;
+
+/** A prose line that would read as a code fence gets a leading backslash (Markdown's escape). */
+export function defuseFence(line: string): string {
+  return FENCE_LIKE.test(line) ? line.replace(/^[ \t]*/, (indent) => `${indent}\\`) : line;
+}
+
+/** The fence for a code block: three backticks, or one more than the longest run inside. */
+export function fenceFor(code: string): string {
+  let longest = 0;
+  for (const run of code.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  return '`'.repeat(Math.max(3, longest + 1));
+}
+
+/** A fenced code block, content exactly as given (control characters removed), ending in a newline. */
+export function codeBlock(code: string, language: string): string {
+  const body = sanitize(code).replace(/\n+$/, '');
+  const fence = fenceFor(body);
+  return `${fence}${language}\n${body}\n${fence}\n`;
+}
+
+/** Greedy word wrap; words longer than the width stand on their own line. Blank lines are kept. */
+export function wrap(text: string, width: number, indent: string): string[] {
+  const out: string[] = [];
+  const room = Math.max(20, width - indent.length);
+  for (const paragraph of sanitize(text).split('\n')) {
+    const words = paragraph.split(/[ \t]+/).filter((w) => w.length > 0);
+    if (words.length === 0) {
+      out.push('');
+      continue;
+    }
+    let line = '';
+    for (const word of words) {
+      if (line.length === 0) line = word;
+      else if (line.length + 1 + word.length <= room) line += ` ${word}`;
+      else {
+        out.push(defuseFence(`${indent}${line}`));
+        line = word;
+      }
+    }
+    out.push(defuseFence(`${indent}${line}`));
+  }
+  return out;
+}
+
+export interface Block {
+  text: string;
+  severity: Severity;
+}
+
+/**
+ * Joins `head`, as many `blocks` as fit (in order, each whole) and, when some are left out, the
+ * line `omitted(counts)`, so that the result never exceeds `maxChars`. Blocks are never cut; if
+ * not even the head and the omission line fit, the head is cut at a line end (it holds no code).
+ */
+export function fitBlocks(
+  head: string,
+  blocks: readonly Block[],
+  maxChars: number,
+  omitted: (counts: SeverityCounts) => string,
+): string {
+  const limit = Math.max(0, Math.floor(maxChars));
+  let total = head.length;
+  for (const b of blocks) total += b.text.length;
+  if (total <= limit) return head + blocks.map((b) => b.text).join('');
+
+  // Walk back from "all shown" until what remains fits together with the omission line.
+  const rest = emptyCounts();
+  let shownLength = total - head.length;
+  for (let k = blocks.length - 1; k >= 0; k--) {
+    const b = blocks[k] as Block;
+    rest[b.severity] += 1;
+    shownLength -= b.text.length;
+    const tail = omitted(rest);
+    if (head.length + shownLength + tail.length <= limit) {
+      return (
+        head +
+        blocks
+          .slice(0, k)
+          .map((x) => x.text)
+          .join('') +
+        tail
+      );
+    }
+  }
+  return clip(head + omitted(countBySeverity(blocks)), limit);
+}
+
+/** Cuts text (free of code blocks) to at most `limit` characters, at a line end where possible. */
+export function clip(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  let cut = text.slice(0, limit);
+  const lastNewline = cut.lastIndexOf('\n');
+  if (lastNewline > 0) cut = cut.slice(0, lastNewline + 1);
+  const last = cut.charCodeAt(cut.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut = cut.slice(0, -1);
+  return cut;
+}
+
+export function clusterLabel(c: ClusterRef): string {
+  return `${oneLine(c.name)} (account ${oneLine(c.accountId)}, region ${oneLine(c.region)})`;
+}
+
+/** `12: ip-10-0-1-1, i-0abc (+10 more)` */
+export function nodesLabel(nodeCount: number, firstNodes: readonly string[]): string {
+  const names = firstNodes.map(oneLine).filter((n) => n.length > 0);
+  if (names.length === 0) return String(nodeCount);
+  const more = nodeCount - names.length;
+  return `${nodeCount}: ${names.join(', ')}${more > 0 ? ` (+${more} more)` : ''}`;
+}

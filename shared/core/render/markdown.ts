@@ -1,0 +1,150 @@
+/**
+ * GitHub-flavoured Markdown rendering (issues, PR comments, wiki pages). Prose from the snapshot
+ * is escaped so it cannot open a code fence, a heading or a table; identifiers go in inline code;
+ * the fix is in fenced code blocks whose fence is longer than any backtick run inside.
+ */
+import type { ClusterRef, Finding } from '../model.ts';
+import {
+  type Block,
+  codeBlock,
+  commonCluster,
+  countBySeverity,
+  DEFAULT_MAX_CHARS,
+  DEFAULT_TITLE,
+  fitBlocks,
+  omittedLine,
+  oneLine,
+  type RenderOptions,
+  sanitize,
+  sortFindings,
+  summaryLine,
+} from './layout.ts';
+
+/** Escapes inline Markdown so that text renders literally. */
+export function escapeMarkdown(text: string): string {
+  // `_` inside a word (EC2_LINUX, AWSReservedSSO_Admin) never emphasises in GFM: left as is.
+  return text
+    .replace(/[\\`*[\]<>|~#]/g, (c) => `\\${c}`)
+    .replace(/(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, '\\_');
+}
+
+/** Escaped prose: each line trimmed at the start (no indented code) and its block markers escaped. */
+function prose(text: string): string {
+  return sanitize(text)
+    .trim()
+    .split('\n')
+    .map((line) => escapeMarkdown(line.trim()).replace(/^([+\-=]|\d+[.)])/, '\\$1'))
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n');
+}
+
+/** Inline code that survives backticks in the value. */
+export function inlineCode(value: string): string {
+  const v = oneLine(value);
+  if (v.length === 0) return '""';
+  let longest = 0;
+  for (const run of v.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  const tick = '`'.repeat(longest + 1);
+  const pad = v.startsWith('`') || v.endsWith('`') ? ' ' : '';
+  return `${tick}${pad}${v}${pad}${tick}`;
+}
+
+function clusterMd(c: ClusterRef): string {
+  return `${inlineCode(c.name)} (account ${inlineCode(c.accountId)}, region ${inlineCode(c.region)})`;
+}
+
+function list(values: readonly string[]): string {
+  return values.length > 0 ? values.map(inlineCode).join(', ') : '—';
+}
+
+function renderFindingBlock(f: Finding): string {
+  const parts: string[] = [];
+  parts.push(
+    `### ${f.severity.toUpperCase()} · ${inlineCode(f.ruleId)} · ${escapeMarkdown(oneLine(f.title))}`,
+    [
+      `- **Cluster:** ${clusterMd(f.cluster)}`,
+      `- **Subject:** ${inlineCode(f.subject)}`,
+      `- **Trigger:** ${inlineCode(f.trigger)}`,
+    ].join('\n'),
+  );
+  if (f.detail.trim().length > 0) parts.push(prose(f.detail));
+  const br = f.blastRadius;
+  if (br !== undefined) {
+    const names = br.firstNodes.filter((n) => oneLine(n).length > 0);
+    const more = br.nodeCount - names.length;
+    const nodes =
+      names.length === 0
+        ? String(br.nodeCount)
+        : `${br.nodeCount}: ${list(names)}${more > 0 ? ` (+${more} more)` : ''}`;
+    const lines = [
+      '**Blast radius**',
+      '',
+      `- Node groups: ${list(br.nodegroups)}`,
+      `- Fargate profiles: ${list(br.fargateProfiles)}`,
+    ];
+    if (br.nodeClasses.length > 0) lines.push(`- Node classes: ${list(br.nodeClasses)}`);
+    lines.push(`- Nodes: ${nodes}`, `- Time to impact: ${escapeMarkdown(oneLine(br.timeToImpact)) || '—'}`);
+    parts.push(lines.join('\n'));
+  }
+  const r = f.remediation;
+  if (r !== undefined) {
+    parts.push(`**Fix:** ${prose(r.summary)}`);
+    const code: Array<[string, string | undefined, string]> = [
+      ['AWS CLI', r.awsCli, 'sh'],
+      ['Terraform', r.terraform, 'hcl'],
+      ['aws-auth YAML', r.awsAuthYaml, 'yaml'],
+    ];
+    for (const [label, body, language] of code) {
+      if (body === undefined || body.trim().length === 0) continue;
+      parts.push(`${label}:`, codeBlock(body, language).trimEnd());
+    }
+    if (r.notes !== undefined && r.notes.length > 0) {
+      parts.push(`Notes:\n\n${r.notes.map((n) => `- ${prose(n).replace(/\n/g, '\n  ')}`).join('\n')}`);
+    }
+  }
+  return `${parts.join('\n\n')}\n\n`;
+}
+
+function renderCompactLine(f: Finding): string {
+  return `- **${f.severity.toUpperCase()}** ${inlineCode(f.ruleId)} ${inlineCode(f.subject)} — ${escapeMarkdown(oneLine(f.title))}\n`;
+}
+
+function renderHead(findings: readonly Finding[], options: RenderOptions): string {
+  const cluster = options.cluster ?? commonCluster(findings);
+  const title = escapeMarkdown(oneLine(options.title ?? DEFAULT_TITLE));
+  const parts = [`## ${cluster === undefined ? title : `${title} — ${clusterMd(cluster)}`}`];
+  if (options.change !== undefined) parts.push(`**What if:** ${escapeMarkdown(oneLine(options.change))}`);
+  if (options.effects !== undefined) {
+    parts.push(
+      options.effects.length === 0
+        ? 'Simulated effects: none'
+        : `Simulated effects:\n\n${options.effects
+            .map((e) => `- ${prose(e.summary).replace(/\n/g, '\n  ')}${e.assumed ? ' _(assumed)_' : ''}`)
+            .join('\n')}`,
+    );
+  }
+  if (findings.length === 0) {
+    parts.push(cluster === undefined ? 'No findings.' : `No findings for cluster ${clusterMd(cluster)}.`);
+  } else {
+    parts.push(`**${summaryLine(countBySeverity(findings))}**`);
+  }
+  return `${parts.join('\n\n')}\n\n`;
+}
+
+/** Renders findings as Markdown, most severe first, within `maxChars` (default 200 000). */
+export function renderMarkdown(findings: readonly Finding[], options: RenderOptions = {}): string {
+  const sorted = sortFindings(findings);
+  const compact = options.compact === true;
+  const blocks: Block[] = sorted.map((f) => ({
+    severity: f.severity,
+    text: compact ? renderCompactLine(f) : renderFindingBlock(f),
+  }));
+  const head = renderHead(sorted, options);
+  const out = fitBlocks(
+    head,
+    blocks,
+    options.maxChars ?? DEFAULT_MAX_CHARS,
+    (rest) => `${compact ? '\n' : ''}${omittedLine(rest)}\n`,
+  );
+  return out.replace(/\n\n+$/, '\n');
+}

@@ -1,0 +1,145 @@
+/**
+ * Plain-text rendering for a terminal (80–120 columns) or an e-mail body. Prose is wrapped at 80
+ * columns; code (AWS CLI, Terraform, aws-auth YAML) is printed flush left between fences, never
+ * wrapped or indented, so it can be copied exactly.
+ */
+import type { Finding, Severity } from '../model.ts';
+import {
+  type Block,
+  clusterLabel,
+  codeBlock,
+  commonCluster,
+  countBySeverity,
+  DEFAULT_MAX_CHARS,
+  DEFAULT_TITLE,
+  defuseFence,
+  fitBlocks,
+  nodesLabel,
+  omittedLine,
+  oneLine,
+  type RenderOptions,
+  sortFindings,
+  summaryLine,
+  wrap,
+} from './layout.ts';
+
+const WIDTH = 80;
+
+const ANSI: Record<Severity, string> = {
+  critical: '\u001b[1;97;41m',
+  high: '\u001b[1;31m',
+  medium: '\u001b[1;33m',
+  low: '\u001b[36m',
+  info: '\u001b[2m',
+};
+const BOLD = '\u001b[1m';
+const RESET = '\u001b[0m';
+
+function paint(on: boolean, style: string, s: string): string {
+  return on ? `${style}${s}${RESET}` : s;
+}
+
+function severityTag(severity: Severity, color: boolean): string {
+  const label = severity.toUpperCase();
+  return color ? paint(true, ANSI[severity], ` ${label} `) : label;
+}
+
+function field(label: string, value: string): string {
+  return `  ${label.padEnd(18)}${value}`;
+}
+
+function renderFindingBlock(f: Finding, color: boolean): string {
+  const lines: string[] = [];
+  lines.push(`${severityTag(f.severity, color)}  ${paint(color, BOLD, oneLine(f.ruleId))}`);
+  lines.push(...wrap(oneLine(f.title), WIDTH, '  '));
+  lines.push(field('cluster', clusterLabel(f.cluster)));
+  lines.push(field('subject', oneLine(f.subject)));
+  lines.push(field('trigger', oneLine(f.trigger)));
+  if (f.detail.trim().length > 0) {
+    lines.push('');
+    lines.push(...wrap(f.detail.trim(), WIDTH, '  '));
+  }
+  const br = f.blastRadius;
+  if (br !== undefined) {
+    lines.push('', '  Blast radius');
+    const list = (xs: readonly string[]) => (xs.length > 0 ? xs.map(oneLine).join(', ') : '—');
+    lines.push(`  ${field('node groups', list(br.nodegroups))}`);
+    lines.push(`  ${field('Fargate profiles', list(br.fargateProfiles))}`);
+    if (br.nodeClasses.length > 0) lines.push(`  ${field('node classes', list(br.nodeClasses))}`);
+    lines.push(`  ${field('nodes', nodesLabel(br.nodeCount, br.firstNodes))}`);
+    lines.push(`  ${field('time to impact', oneLine(br.timeToImpact) || '—')}`);
+  }
+  let text = `${lines.join('\n')}\n`;
+  const r = f.remediation;
+  if (r !== undefined) {
+    text += '\n  Fix\n';
+    text += `${wrap(r.summary.trim(), WIDTH, '    ').join('\n')}\n`;
+    const code: Array<[string, string | undefined, string]> = [
+      ['AWS CLI', r.awsCli, 'sh'],
+      ['Terraform', r.terraform, 'hcl'],
+      ['aws-auth YAML', r.awsAuthYaml, 'yaml'],
+    ];
+    for (const [label, body, language] of code) {
+      if (body === undefined || body.trim().length === 0) continue;
+      text += `\n    ${label}:\n${codeBlock(body, language)}`;
+    }
+    if (r.notes !== undefined && r.notes.length > 0) {
+      text += '\n    Notes:\n';
+      for (const note of r.notes) {
+        const [first = '', ...more] = wrap(note.trim(), WIDTH, '      ');
+        text += `${[`    - ${first.trimStart()}`, ...more].join('\n')}\n`;
+      }
+    }
+  }
+  return `${text}\n`;
+}
+
+function renderCompactLine(f: Finding, color: boolean): string {
+  return `  ${severityTag(f.severity, color)}  ${oneLine(f.ruleId)}  ${oneLine(f.subject)}\n      ${oneLine(f.title)}\n`;
+}
+
+function renderHead(findings: readonly Finding[], options: RenderOptions): string {
+  const color = options.color === true;
+  const cluster = options.cluster ?? commonCluster(findings);
+  const title = oneLine(options.title ?? DEFAULT_TITLE);
+  const heading = defuseFence(cluster === undefined ? title : `${title} — ${clusterLabel(cluster)}`);
+  const lines = [paint(color, BOLD, heading)];
+  lines.push(
+    findings.length > 0
+      ? summaryLine(countBySeverity(findings))
+      : cluster === undefined
+        ? 'No findings.'
+        : `No findings for cluster ${clusterLabel(cluster)}.`,
+  );
+  if (options.change !== undefined) lines.push('', `What if: ${oneLine(options.change)}`);
+  if (options.effects !== undefined) {
+    lines.push(options.effects.length === 0 ? 'Simulated effects: none' : 'Simulated effects:');
+    for (const e of options.effects) {
+      const [first = '', ...more] = wrap(
+        `${e.summary.trim()}${e.assumed ? ' (assumed)' : ''}`,
+        WIDTH,
+        '    ',
+      );
+      lines.push(`  - ${first.trimStart()}`, ...more);
+    }
+  }
+  return `${lines.join('\n')}\n\n`;
+}
+
+/** Renders findings as terminal text, most severe first, within `maxChars` (default 200 000). */
+export function renderText(findings: readonly Finding[], options: RenderOptions = {}): string {
+  const color = options.color === true;
+  const sorted = sortFindings(findings);
+  const blocks: Block[] = sorted.map((f) => ({
+    severity: f.severity,
+    text: options.compact === true ? renderCompactLine(f, color) : renderFindingBlock(f, color),
+  }));
+  const head = renderHead(sorted, options);
+  const out = fitBlocks(
+    head,
+    blocks,
+    options.maxChars ?? DEFAULT_MAX_CHARS,
+    (rest) => `${omittedLine(rest)}\n`,
+  );
+  return out.replace(/\n\n+$/, '\n');
+}

@@ -1,0 +1,117 @@
+/** Hand-built findings for renderer and CLI tests. */
+import type { BlastRadius, ClusterRef, Finding, Remediation } from '../../shared/core/model.ts';
+
+export const TEST_CLUSTER: ClusterRef = { accountId: '111122223333', region: 'eu-west-1', name: 'prod' };
+
+export function createBlastRadius(overrides: Partial<BlastRadius> = {}): BlastRadius {
+  return {
+    nodegroups: ['general'],
+    fargateProfiles: [],
+    nodeClasses: ['default'],
+    nodeCount: 12,
+    firstNodes: ['ip-10-0-1-17.eu-west-1.compute.internal', 'i-0abc123def4567890'],
+    timeToImpact: 'new nodes at once; running nodes NotReady within minutes',
+    ...overrides,
+  };
+}
+
+export function createRemediation(overrides: Partial<Remediation> = {}): Remediation {
+  return {
+    summary: 'Create an EC2_LINUX access entry for the Karpenter node role before deleting the node group.',
+    awsCli:
+      'aws eks create-access-entry --cluster-name prod --region eu-west-1 \\\n  --principal-arn arn:aws:iam::111122223333:role/KarpenterNodeRole-prod --type EC2_LINUX',
+    terraform: [
+      'resource "aws_eks_access_entry" "karpenter_node" {',
+      '  cluster_name  = "prod"',
+      '  principal_arn = "arn:aws:iam::111122223333:role/KarpenterNodeRole-prod"',
+      '  type          = "EC2_LINUX"',
+      '}',
+    ].join('\n'),
+    awsAuthYaml: [
+      '- rolearn: arn:aws:iam::111122223333:role/KarpenterNodeRole-prod',
+      '  username: system:node:{{EC2PrivateDNSName}}',
+      '  groups:',
+      '    - system:bootstrappers',
+      '    - system:nodes',
+    ].join('\n'),
+    ...overrides,
+  };
+}
+
+let counter = 0;
+
+/** Overrides for `createFinding`; an optional field set to `undefined` is left out. */
+export type FindingOverrides = { [K in keyof Finding]?: Finding[K] | undefined };
+
+/** A complete finding; every field can be overridden. */
+export function createFinding(overrides: FindingOverrides = {}): Finding {
+  counter += 1;
+  const finding: Finding = {
+    ruleId: 'nodegroup/deletion-orphans-role',
+    severity: 'critical',
+    cluster: TEST_CLUSTER,
+    subject: 'arn:aws:iam::111122223333:role/KarpenterNodeRole-prod',
+    title: 'Deleting node group general removes a role Karpenter nodes still need',
+    detail:
+      'EKS removes the node role from aws-auth when the last managed node group using it is deleted. ' +
+      'Karpenter nodes use the same role and nothing else authorizes it.',
+    evidence: { nodegroup: 'general', roleArn: 'arn:aws:iam::111122223333:role/KarpenterNodeRole-prod' },
+    blastRadius: createBlastRadius(),
+    remediation: createRemediation(),
+    trigger: 'whatif',
+    fingerprint: `fp-${counter}`,
+  };
+  for (const [key, value] of Object.entries(overrides)) {
+    if (value === undefined) delete (finding as unknown as Record<string, unknown>)[key];
+    else (finding as unknown as Record<string, unknown>)[key] = value;
+  }
+  return finding;
+}
+
+/**
+ * Whether a code fence is left open at the end of `text` (CommonMark rules: up to three spaces of
+ * indentation; a fence closes with the same character, at least as long, and nothing after it).
+ */
+export function hasOpenFence(text: string): boolean {
+  let open: { char: string; length: number } | undefined;
+  for (const line of text.split('\n')) {
+    const m = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
+    const run = m?.[1];
+    if (m === null || run === undefined) continue;
+    const rest = m[2] ?? '';
+    const char = run.charAt(0);
+    if (open === undefined) {
+      if (char === '`' && rest.includes('`')) continue; // not a fence: inline code
+      open = { char, length: run.length };
+    } else if (char === open.char && run.length >= open.length && rest.trim() === '') {
+      open = undefined;
+    }
+  }
+  return open !== undefined;
+}
+
+/** The contents of every fenced code block in `text`, in order. */
+export function codeBlocksOf(text: string): string[] {
+  const blocks: string[] = [];
+  let open: { char: string; length: number; lines: string[] } | undefined;
+  for (const line of text.split('\n')) {
+    const m = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
+    const run = m?.[1];
+    if (open !== undefined) {
+      if (
+        run !== undefined &&
+        run.charAt(0) === open.char &&
+        run.length >= open.length &&
+        (m?.[2] ?? '').trim() === ''
+      ) {
+        blocks.push(open.lines.join('\n'));
+        open = undefined;
+      } else {
+        open.lines.push(line);
+      }
+    } else if (run !== undefined && !(run.charAt(0) === '`' && (m?.[2] ?? '').includes('`'))) {
+      open = { char: run.charAt(0), length: run.length, lines: [] };
+    }
+  }
+  return blocks;
+}
