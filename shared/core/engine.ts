@@ -1,19 +1,22 @@
 /**
- * The engine's entry points: assess one snapshot, diff two, predict a change. Pure.
- * (Bodies land with the resolver and rules; signatures are the contract for CLI and handlers.)
+ * The engine's entry points: assess one snapshot, diff two, predict a change. Pure: no clock,
+ * no I/O. `snapshot → analyse → rules → findings`.
  */
+import { type Analysis, analyzeSnapshot } from './analysis.ts';
 import type { Change } from './change.ts';
-import type { ClusterSnapshot, Finding, Trigger } from './model.ts';
+import { fingerprintOf } from './fingerprint.ts';
+import { type ClusterSnapshot, type Finding, severityRank, type Trigger } from './model.ts';
+import { principalKey } from './principal.ts';
+import { RULES } from './rules/registry.ts';
+import type { Rule, RuleContext, RuleKind } from './rules/types.ts';
+import { type SimulationEffect, simulateChange } from './simulate.ts';
+
+export type { SimulationEffect } from './simulate.ts';
 
 export interface EvaluateOptions {
   trigger?: Trigger;
-}
-
-/** One side effect EKS applies (or may apply) for a change. */
-export interface SimulationEffect {
-  summary: string;
-  /** True where the facts do not confirm EKS does this and the engine assumes the worse case. */
-  assumed: boolean;
+  /** The monitor's own IAM principal: a change that would blind it is a finding. */
+  monitorPrincipalArn?: string;
 }
 
 export interface WhatIfResult {
@@ -24,18 +27,111 @@ export interface WhatIfResult {
   findings: Finding[];
 }
 
-export function assessSnapshot(_snapshot: ClusterSnapshot, _options?: EvaluateOptions): Finding[] {
-  throw new Error('assessSnapshot: not implemented yet');
+/** Findings that always stand, new or not: the monitor's own blindness. */
+const ALWAYS_REPORTED = new Set(['monitor/source-unavailable']);
+
+export function sortFindings(findings: Finding[]): Finding[] {
+  return findings.sort(
+    (x, y) =>
+      severityRank(y.severity) - severityRank(x.severity) ||
+      x.ruleId.localeCompare(y.ruleId) ||
+      x.subject.localeCompare(y.subject) ||
+      x.fingerprint.localeCompare(y.fingerprint),
+  );
 }
 
+function run(kind: RuleKind, ctx: RuleContext, trigger: Trigger): Finding[] {
+  const out: Finding[] = [];
+  const { current: a } = ctx;
+  for (const rule of RULES) {
+    if (!rule.kinds.includes(kind)) continue;
+    for (const d of rule.evaluate(ctx)) out.push(toFinding(rule, d, a, trigger));
+  }
+  return out;
+}
+
+function toFinding(rule: Rule, d: ReturnType<Rule['evaluate']>[number], a: Analysis, trigger: Trigger): Finding {
+  const { fingerprintKey, ...rest } = d;
+  return {
+    ruleId: rule.id,
+    ...rest,
+    cluster: a.cluster,
+    trigger,
+    fingerprint: fingerprintOf([
+      rule.id,
+      a.cluster.accountId,
+      a.cluster.region,
+      a.cluster.name,
+      d.subject.toLowerCase(),
+      fingerprintKey ?? '',
+    ]),
+  };
+}
+
+function ctxOf(current: Analysis, options: EvaluateOptions, extra: Partial<RuleContext> = {}): RuleContext {
+  return {
+    current,
+    ...extra,
+    ...(options.monitorPrincipalArn ? { monitorPrincipalArn: options.monitorPrincipalArn } : {}),
+  };
+}
+
+/** Keep findings that are new (or more severe) in `after` than in `before`, and the always-reported ones. */
+function newIn(after: Finding[], before: Finding[]): Finding[] {
+  const old = new Map(before.map((f) => [f.fingerprint, f]));
+  return after.filter((f) => {
+    if (ALWAYS_REPORTED.has(f.ruleId)) return true;
+    const prev = old.get(f.fingerprint);
+    return !prev || severityRank(f.severity) > severityRank(prev.severity);
+  });
+}
+
+export function assessSnapshot(snapshot: ClusterSnapshot, options: EvaluateOptions = {}): Finding[] {
+  return sortFindings(run('state', ctxOf(analyzeSnapshot(snapshot), options), options.trigger ?? 'manual'));
+}
+
+/**
+ * Findings on a change between two snapshots: what the transition rules see (mappings removed,
+ * admins granted) plus state findings that are new or more severe after it.
+ */
 export function diffSnapshots(
-  _before: ClusterSnapshot,
-  _after: ClusterSnapshot,
-  _options?: EvaluateOptions,
+  before: ClusterSnapshot,
+  after: ClusterSnapshot,
+  options: EvaluateOptions = {},
 ): Finding[] {
-  throw new Error('diffSnapshots: not implemented yet');
+  const trigger = options.trigger ?? 'manual';
+  const b = analyzeSnapshot(before);
+  const a = analyzeSnapshot(after);
+  const transition = run('transition', ctxOf(a, options, { previous: b }), trigger);
+  const fresh = newIn(run('state', ctxOf(a, options), trigger), run('state', ctxOf(b, options), trigger));
+  return sortFindings(dedupe([...transition, ...fresh]));
 }
 
-export function whatIf(_snapshot: ClusterSnapshot, _change: Change, _options?: EvaluateOptions): WhatIfResult {
-  throw new Error('whatIf: not implemented yet');
+function dedupe(findings: Finding[]): Finding[] {
+  const seen = new Set<string>();
+  return findings.filter((f) => !seen.has(f.fingerprint) && !!seen.add(f.fingerprint));
+}
+
+/** State rules whose new findings a change rule already explains (same subject). */
+const EXPLAINED_BY_CHANGE = new Set([
+  'nodes/role-unauthorized',
+  'fargate/pod-execution-role-unauthorized',
+  'aws-auth/entry-removed',
+]);
+
+/**
+ * Predict a change: simulate EKS's side effects, then report what the change causes — the
+ * change rules' findings and state findings that are new after it.
+ */
+export function whatIf(snapshot: ClusterSnapshot, change: Change, options: EvaluateOptions = {}): WhatIfResult {
+  const trigger = options.trigger ?? 'whatif';
+  const sim = simulateChange(snapshot, change);
+  const b = analyzeSnapshot(snapshot);
+  const a = analyzeSnapshot(sim.after);
+  const changeFindings = run('change', ctxOf(a, options, { previous: b, change }), trigger);
+  const covered = new Set(changeFindings.map((f) => principalKey(f.subject)));
+  const fresh = newIn(run('state', ctxOf(a, options), trigger), run('state', ctxOf(b, options), trigger)).filter(
+    (f) => !(EXPLAINED_BY_CHANGE.has(f.ruleId) && covered.has(principalKey(f.subject))),
+  );
+  return { change, after: sim.after, effects: sim.effects, findings: sortFindings(dedupe([...changeFindings, ...fresh])) };
 }

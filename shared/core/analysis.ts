@@ -1,0 +1,80 @@
+/**
+ * One snapshot, analysed once: parsed aws-auth, the access index, the consumer inventory and the
+ * IAM roles. Every rule reads from this; nothing here is recomputed per rule.
+ */
+import { parseAwsAuth } from './aws-auth.ts';
+import type { ParsedAwsAuth } from './aws-auth-model.ts';
+import { buildConsumers, type ConsumerInventory } from './consumers.ts';
+import type { AccessEntry, AuthenticationMode, ClusterRef, ClusterSnapshot, IamRole } from './model.ts';
+import { principalKey } from './principal.ts';
+import { type AccessIndex, buildAccessIndex, type Resolution, resolveAccess } from './resolve.ts';
+
+export interface DeadEntry {
+  entry: AccessEntry;
+  reason: 'role-missing' | 'role-recreated';
+  role: IamRole;
+}
+
+export interface Analysis {
+  snapshot: ClusterSnapshot;
+  cluster: ClusterRef;
+  mode: AuthenticationMode;
+  /** Parsed aws-auth when it was read (`ok`); undefined when absent or unreadable. */
+  awsAuth?: ParsedAwsAuth;
+  accessEntries?: AccessEntry[];
+  index: AccessIndex;
+  consumers: ConsumerInventory;
+  /** IAM roles by principalKey, when `iamRoles` was read. */
+  roles?: Map<string, IamRole>;
+  /** Access entries bound to a role that no longer exists or was re-created after the entry. */
+  deadEntries: Map<string, DeadEntry>;
+  resolve(arn: string): Resolution;
+}
+
+function findDeadEntries(entries: AccessEntry[] | undefined, roles: Map<string, IamRole> | undefined) {
+  const dead = new Map<string, DeadEntry>();
+  if (!entries || !roles) return dead;
+  for (const entry of entries) {
+    const key = principalKey(entry.principalArn);
+    const role = roles.get(key);
+    if (!role) continue;
+    if (role.state === 'missing') {
+      dead.set(key, { entry, reason: 'role-missing', role });
+      continue;
+    }
+    const created = entry.createdAt ? Date.parse(entry.createdAt) : Number.NaN;
+    const roleCreated = role.createDate ? Date.parse(role.createDate) : Number.NaN;
+    if (Number.isFinite(created) && Number.isFinite(roleCreated) && roleCreated > created) {
+      dead.set(key, { entry, reason: 'role-recreated', role });
+    }
+  }
+  return dead;
+}
+
+export function analyzeSnapshot(snapshot: ClusterSnapshot): Analysis {
+  const mode = snapshot.cluster.authenticationMode;
+  const awsAuth = snapshot.awsAuth.status === 'ok' ? parseAwsAuth(snapshot.awsAuth.data.data) : undefined;
+  const accessEntries = snapshot.accessEntries.status === 'ok' ? snapshot.accessEntries.data : undefined;
+  const roles =
+    snapshot.iamRoles.status === 'ok'
+      ? new Map(snapshot.iamRoles.data.map((r) => [principalKey(r.arn), r] as const))
+      : undefined;
+  const deadEntries = findDeadEntries(accessEntries, roles);
+  const index = buildAccessIndex(mode, awsAuth, accessEntries, {
+    awsAuthUnknown: snapshot.awsAuth.status === 'error',
+    accessEntriesUnknown: snapshot.accessEntries.status === 'error',
+    deadEntryKeys: new Set(deadEntries.keys()),
+  });
+  return {
+    snapshot,
+    cluster: { accountId: snapshot.accountId, region: snapshot.region, name: snapshot.clusterName },
+    mode,
+    ...(awsAuth ? { awsAuth } : {}),
+    ...(accessEntries ? { accessEntries } : {}),
+    index,
+    consumers: buildConsumers(snapshot),
+    ...(roles ? { roles } : {}),
+    deadEntries,
+    resolve: (arn: string) => resolveAccess(index, arn),
+  };
+}

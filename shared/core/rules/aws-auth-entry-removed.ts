@@ -1,0 +1,92 @@
+import type { AwsAuthKey, ParsedAwsAuth } from '../aws-auth-model.ts';
+import type { ManagedField } from '../model.ts';
+import { principalKey } from '../principal.ts';
+import type { FindingDraft, Rule } from './types.ts';
+
+interface Mapping {
+  dataKey: AwsAuthKey;
+  arn: string;
+  username?: string;
+  groups?: string[];
+}
+
+function mappingsOf(p: ParsedAwsAuth): Map<string, Mapping> {
+  const m = new Map<string, Mapping>();
+  for (const r of p.roles) {
+    const arn = r.rolearn ?? `sso:${r.sso?.accountID}/${r.sso?.permissionSetName}`;
+    m.set(`mapRoles:${arn.toLowerCase()}`, { dataKey: 'mapRoles', arn, username: r.username, groups: r.groups });
+  }
+  for (const u of p.users) {
+    m.set(`mapUsers:${u.userarn.toLowerCase()}`, {
+      dataKey: 'mapUsers',
+      arn: u.userarn,
+      username: u.username,
+      groups: u.groups,
+    });
+  }
+  for (const acct of p.accounts) m.set(`mapAccounts:${acct}`, { dataKey: 'mapAccounts', arn: acct });
+  return m;
+}
+
+/** The field manager that last wrote a data key, per metadata.managedFields. */
+export function lastWriterOf(fields: readonly ManagedField[], dataKey: string): ManagedField | undefined {
+  return [...fields]
+    .filter((f) => f.dataKeys.includes(dataKey))
+    .sort((a, b) => (a.time ?? '').localeCompare(b.time ?? ''))
+    .pop();
+}
+
+export const awsAuthEntryRemoved: Rule = {
+  id: 'aws-auth/entry-removed',
+  severity: 'high',
+  kinds: ['transition'],
+  title: 'A mapping disappeared from aws-auth',
+  meaning:
+    'A role, user or account mapping present in the previous snapshot is gone. The field manager that wrote the change (Terraform, Helm, kubectl, EKS…) is named when Kubernetes recorded it.',
+  fix: 'Re-add the mapping if it was not meant to go, and declare it in the tool that owns aws-auth.',
+  evaluate({ current: a, previous: b }) {
+    if (!b || a.mode === 'API') return [];
+    const before = b.snapshot.awsAuth;
+    const after = a.snapshot.awsAuth;
+    // Never diff a side we could not read: a failed read is not "everything removed".
+    if (before.status !== 'ok' || after.status === 'error' || !b.awsAuth) return [];
+    const old = mappingsOf(b.awsAuth);
+    const now = a.awsAuth ? mappingsOf(a.awsAuth) : new Map<string, Mapping>();
+    const deleted = after.status === 'absent';
+    const out: FindingDraft[] = [];
+    for (const [key, m] of old) {
+      if (now.has(key)) continue;
+      // A key that no longer parses is reported by aws-auth/parse-failure, once, not per entry.
+      if (a.awsAuth && a.awsAuth.keyStatus[m.dataKey] === 'failed') continue;
+      const writer = after.status === 'ok' ? lastWriterOf(after.data.managedFields, m.dataKey) : undefined;
+      const used = m.dataKey === 'mapRoles' ? a.consumers.byRole.get(principalKey(m.arn)) : undefined;
+      out.push({
+        severity: 'high',
+        subject: m.arn,
+        fingerprintKey: m.dataKey,
+        title: deleted
+          ? `aws-auth was deleted: ${m.arn} is no longer mapped`
+          : `${m.arn} was removed from aws-auth ${m.dataKey}${writer ? ` by ${writer.manager}` : ''}`,
+        detail: [
+          m.username !== undefined ? `It mapped to "${m.username}" ${JSON.stringify(m.groups ?? [])}.` : '',
+          writer ? `Last writer of ${m.dataKey}: ${writer.manager} (${writer.operation}${writer.time ? `, ${writer.time}` : ''}).` : '',
+          used
+            ? `Still used by: ${[...used.nodegroups.map((n) => `node group ${n}`), ...used.fargateProfiles.map((f) => `Fargate profile ${f}`), ...used.nodeClasses.map((n) => `EC2NodeClass ${n}`)].join(', ') || `${used.nodes.length} node(s)`}.`
+            : '',
+        ]
+          .filter(Boolean)
+          .join(' '),
+        evidence: {
+          before: m,
+          resourceVersionBefore: before.data.resourceVersion ?? null,
+          resourceVersionAfter: after.status === 'ok' ? (after.data.resourceVersion ?? null) : null,
+          writer: writer ?? null,
+        },
+        remediation: {
+          summary: `If ${m.arn} should keep access, re-add it${writer ? ` in the source ${writer.manager} applies` : ''}.`,
+        },
+      });
+    }
+    return out;
+  },
+};

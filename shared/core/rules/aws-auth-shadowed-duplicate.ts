@@ -1,0 +1,48 @@
+import type { RoleMapping, UserMapping } from '../aws-auth-model.ts';
+import type { FindingDraft, Rule } from './types.ts';
+
+export const awsAuthShadowedDuplicate: Rule = {
+  id: 'aws-auth/shadowed-duplicate',
+  severity: 'medium',
+  kinds: ['state'],
+  title: 'The same ARN is mapped twice in aws-auth; the last one wins',
+  meaning:
+    'The authenticator stores mappings by lower-cased ARN: a later entry for the same ARN replaces the earlier one, which is dead. An audit that reads the first entry is wrong.',
+  fix: 'Keep one entry per ARN, with the union of what was meant.',
+  evaluate({ current: a }) {
+    if (!a.awsAuth || a.mode === 'API') return [];
+    const groups = new Map<string, Array<RoleMapping | UserMapping>>();
+    for (const r of a.awsAuth.roles) {
+      if (!r.rolearn) continue;
+      const k = `role:${r.rolearn.toLowerCase()}`;
+      groups.set(k, [...(groups.get(k) ?? []), r]);
+    }
+    for (const u of a.awsAuth.users) {
+      const k = `user:${u.userarn.toLowerCase()}`;
+      groups.set(k, [...(groups.get(k) ?? []), u]);
+    }
+    const out: FindingDraft[] = [];
+    for (const list of groups.values()) {
+      if (list.length < 2) continue;
+      const winner = list[list.length - 1] as RoleMapping | UserMapping;
+      const arn = 'userarn' in winner ? winner.userarn : (winner.rolearn ?? '');
+      const describe = (m: RoleMapping | UserMapping) =>
+        `entry ${m.location.index}${m.location.line ? ` (line ${m.location.line})` : ''}: "${m.username}" ${JSON.stringify(m.groups)}`;
+      const differs = list.some(
+        (m) => m.username !== winner.username || m.groups.join('\u0000') !== winner.groups.join('\u0000'),
+      );
+      out.push({
+        severity: differs ? 'medium' : 'low',
+        subject: arn,
+        title: `${arn} is mapped ${list.length} times in ${winner.location.dataKey}; only the last applies`,
+        detail: `Effective: ${describe(winner)}. Dead: ${list
+          .slice(0, -1)
+          .map(describe)
+          .join('; ')}.${differs ? ' The entries differ: what the dead ones grant is not granted.' : ''}`,
+        evidence: { entries: list.map((m) => ({ location: m.location, username: m.username, groups: m.groups })) },
+        remediation: { summary: `Remove the earlier entries for ${arn}, keeping what is meant in one entry.` },
+      });
+    }
+    return out;
+  },
+};

@@ -1,0 +1,90 @@
+import type { Analysis } from '../analysis.ts';
+import type { ManagedField, Severity } from '../model.ts';
+import { principalKey } from '../principal.ts';
+import { nodeAccessRemediation } from '../remediation.ts';
+import type { NodeRequirement } from '../resolve.ts';
+import type { FindingDraft, Rule } from './types.ts';
+
+/** Field managers that are EKS itself (the aws-auth EKS writes shows `vpcLambda`). */
+const EKS_MANAGER = /^(vpcLambda|eks|eks[-:.].*|.*\.eks\.amazonaws\.com)$/i;
+
+export function isEksManager(manager: string): boolean {
+  return EKS_MANAGER.test(manager);
+}
+
+/** Non-EKS managers (Terraform, Helm, Argo CD, kubectl…) that write mapRoles, latest first. */
+export function iacOwnersOfMapRoles(a: Analysis): ManagedField[] {
+  if (a.snapshot.awsAuth.status !== 'ok') return [];
+  return a.snapshot.awsAuth.data.managedFields
+    .filter((f) => f.dataKeys.includes('mapRoles') && !isEksManager(f.manager))
+    .sort((x, y) => (y.time ?? '').localeCompare(x.time ?? ''));
+}
+
+function mappedInAwsAuth(a: Analysis, roleArn: string): boolean {
+  const key = principalKey(roleArn);
+  return !!a.awsAuth?.roles.some((r) => r.rolearn && r.rolearn.toLowerCase() === key);
+}
+
+function draft(
+  a: Analysis,
+  what: string,
+  roleArn: string,
+  req: NodeRequirement,
+  owner: ManagedField,
+  predicted: boolean,
+): FindingDraft {
+  const entry = a.mode !== 'CONFIG_MAP' ? a.index.entries.get(principalKey(roleArn)) : undefined;
+  const covered = !!entry && !a.deadEntries.has(principalKey(roleArn));
+  const severity: Severity = covered ? 'medium' : 'high';
+  return {
+    severity,
+    subject: roleArn,
+    fingerprintKey: what,
+    title: `${predicted ? 'EKS will add' : 'EKS added'} ${roleArn} to aws-auth for ${what}, but ${owner.manager} owns mapRoles: its next apply removes it`,
+    detail: [
+      `mapRoles was last written by ${owner.manager} (${owner.operation}${owner.time ? `, ${owner.time}` : ''}); an entry EKS writes is not in that tool's configuration.`,
+      covered
+        ? `A ${entry?.type} access entry also authorizes the role, so removal should be harmless; in early 2024 some API_AND_CONFIG_MAP clusters still needed the aws-auth entry for Fargate (unconfirmed today).`
+        : 'When it is removed, the compute loses access (Fargate: new pods are not scheduled; nodes: NotReady).',
+    ].join(' '),
+    evidence: { owner, mode: a.mode, accessEntry: entry ?? null },
+    remediation: {
+      ...nodeAccessRemediation(a, roleArn, req),
+      summary: `Declare ${roleArn} in the ${owner.manager} configuration of aws-auth (or create an access entry) before its next apply.`,
+    },
+  };
+}
+
+export const fargateEntryNotInIac: Rule = {
+  id: 'fargate/entry-not-in-iac',
+  severity: 'high',
+  kinds: ['state', 'change'],
+  title: 'EKS added an aws-auth entry that the tool owning aws-auth will remove',
+  meaning:
+    'EKS adds the pod execution role (Fargate) or node role (managed node groups) to aws-auth. When Terraform, Pulumi, CDK, Helm or GitOps owns mapRoles, its next apply removes what it did not declare.',
+  fix: 'Declare the entry in the IaC that owns aws-auth, or move the role to an access entry.',
+  evaluate({ current: a, previous: b, change }) {
+    if (a.mode === 'API') return [];
+    const out: FindingDraft[] = [];
+    if (change && b) {
+      const owner = iacOwnersOfMapRoles(b)[0];
+      if (!owner) return [];
+      if (change.kind === 'create-fargate-profile' && !mappedInAwsAuth(b, change.podExecutionRoleArn)) {
+        out.push(draft(a, `Fargate profile ${change.fargateProfileName}`, change.podExecutionRoleArn, 'fargate', owner, true));
+      }
+      if (change.kind === 'create-nodegroup' && !mappedInAwsAuth(b, change.nodeRole)) {
+        out.push(draft(a, `node group ${change.nodegroupName}`, change.nodeRole, 'ec2-linux', owner, true));
+      }
+      return out;
+    }
+    // On a snapshot: an EKS-shaped entry for a Fargate profile created after the IaC's last write.
+    const owner = iacOwnersOfMapRoles(a)[0];
+    if (!owner?.time || a.snapshot.fargateProfiles.status !== 'ok') return [];
+    for (const fp of a.snapshot.fargateProfiles.data) {
+      if (!fp.createdAt || fp.createdAt <= owner.time) continue;
+      if (!mappedInAwsAuth(a, fp.podExecutionRoleArn)) continue;
+      out.push(draft(a, `Fargate profile ${fp.name}`, fp.podExecutionRoleArn, 'fargate', owner, false));
+    }
+    return out;
+  },
+};

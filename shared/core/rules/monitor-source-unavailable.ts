@@ -1,0 +1,51 @@
+import type { Severity, SourceName } from '../model.ts';
+import type { FindingDraft, Rule } from './types.ts';
+
+const WHAT: Record<SourceName, string> = {
+  awsAuth: 'the aws-auth ConfigMap',
+  accessEntries: 'access entries',
+  nodegroups: 'managed node groups',
+  fargateProfiles: 'Fargate profiles',
+  compute: 'nodes and instances',
+  karpenterNodeClasses: 'Karpenter EC2NodeClasses',
+  iamRoles: 'IAM roles',
+};
+
+export const monitorSourceUnavailable: Rule = {
+  id: 'monitor/source-unavailable',
+  severity: 'high',
+  kinds: ['state'],
+  title: 'A source could not be read: the monitor is blind there',
+  meaning:
+    'A read failed (permissions, throttling, network). Nothing is concluded from that source — a failed read never looks like "every mapping was removed" — and this finding says what is not watched.',
+  fix: 'Grant the permission named in the error (see infra/iam and infra/kubernetes), or fix connectivity to the cluster endpoint.',
+  evaluate({ current: a }) {
+    const s = a.snapshot;
+    const out: FindingDraft[] = [];
+    const sources: Array<[SourceName, { status: string; error?: string } | undefined]> = [
+      ['awsAuth', s.awsAuth],
+      ['accessEntries', s.accessEntries],
+      ['nodegroups', s.nodegroups],
+      ['fargateProfiles', s.fargateProfiles],
+      ['compute', s.compute],
+      ['karpenterNodeClasses', s.karpenterNodeClasses],
+      ['iamRoles', s.iamRoles],
+    ];
+    for (const [name, src] of sources) {
+      if (!src || src.status !== 'error') continue;
+      const irrelevant = (name === 'awsAuth' && a.mode === 'API') || (name === 'accessEntries' && a.mode === 'CONFIG_MAP');
+      const severity: Severity = irrelevant ? 'low' : 'high';
+      out.push({
+        severity,
+        subject: name,
+        title: `Cannot read ${WHAT[name]} of ${a.cluster.name}: findings that depend on it are suspended`,
+        detail: `${src.error ?? 'read failed'}${irrelevant ? ` (not used for authentication in ${a.mode} mode)` : ''}`,
+        evidence: { source: name, error: src.error ?? null },
+        remediation: {
+          summary: 'Restore the monitor\'s read access; see infra/iam/monitor-read-policy.json and infra/kubernetes/monitor-clusterrole.yaml.',
+        },
+      });
+    }
+    return out;
+  },
+};

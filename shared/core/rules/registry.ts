@@ -1,0 +1,46 @@
+/**
+ * The rule catalog (DESIGN.md §5). Rule IDs are a public contract once released: never rename,
+ * only add. The README's rule table is generated from this list.
+ */
+import { accessEntryDeletionUnauthorizes } from './access-entry-deletion-unauthorizes.ts';
+import { accessEntryOrphaned } from './access-entry-orphaned.ts';
+import { accessEntryStalePrincipal } from './access-entry-stale-principal.ts';
+import { awsAuthEntryRemoved } from './aws-auth-entry-removed.ts';
+import { awsAuthGroupLooksMalformed } from './aws-auth-group-looks-malformed.ts';
+import { awsAuthNodeRoleMissingGroups } from './aws-auth-node-role-missing-groups.ts';
+import { awsAuthParseFailure } from './aws-auth-parse-failure.ts';
+import { awsAuthRoleArnHasPath } from './aws-auth-role-arn-has-path.ts';
+import { awsAuthShadowedDuplicate } from './aws-auth-shadowed-duplicate.ts';
+import { clusterAdminGranted } from './cluster-admin-granted.ts';
+import { clusterAuthModeDropsPrincipals } from './cluster-auth-mode-drops-principals.ts';
+import { clusterConfigmapOnlyMode } from './cluster-configmap-only-mode.ts';
+import { fargateEntryNotInIac } from './fargate-entry-not-in-iac.ts';
+import { fargatePodExecutionRoleUnauthorized } from './fargate-pod-execution-role-unauthorized.ts';
+import { monitorSourceUnavailable } from './monitor-source-unavailable.ts';
+import { nodegroupDeletionOrphansRole } from './nodegroup-deletion-orphans-role.ts';
+import { nodesRoleUnauthorized } from './nodes-role-unauthorized.ts';
+import type { Rule } from './types.ts';
+
+export const RULES: readonly Rule[] = [
+  nodesRoleUnauthorized,
+  fargatePodExecutionRoleUnauthorized,
+  awsAuthParseFailure,
+  nodegroupDeletionOrphansRole,
+  accessEntryDeletionUnauthorizes,
+  clusterAuthModeDropsPrincipals,
+  accessEntryStalePrincipal,
+  fargateEntryNotInIac,
+  awsAuthEntryRemoved,
+  awsAuthRoleArnHasPath,
+  awsAuthNodeRoleMissingGroups,
+  awsAuthGroupLooksMalformed,
+  clusterAdminGranted,
+  awsAuthShadowedDuplicate,
+  accessEntryOrphaned,
+  clusterConfigmapOnlyMode,
+  monitorSourceUnavailable,
+];
+
+export function ruleById(id: string): Rule | undefined {
+  return RULES.find((r) => r.id === id);
+}

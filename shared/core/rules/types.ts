@@ -1,0 +1,46 @@
+import type { Analysis } from '../analysis.ts';
+import type { Change } from '../change.ts';
+import type { BlastRadius, Remediation, Severity } from '../model.ts';
+
+export interface RuleContext {
+  /** The state evaluated: the snapshot, or the simulated state after a change. */
+  current: Analysis;
+  /** The earlier state: the previous snapshot (diff) or the state before the change (what-if). */
+  previous?: Analysis;
+  change?: Change;
+  /** The monitor's own IAM principal, so a change that blinds it is caught. */
+  monitorPrincipalArn?: string;
+}
+
+/** A finding before the engine adds cluster, trigger and fingerprint. */
+export interface FindingDraft {
+  severity: Severity;
+  subject: string;
+  title: string;
+  detail: string;
+  evidence: Record<string, unknown>;
+  blastRadius?: BlastRadius;
+  remediation?: Remediation;
+  /** Extra identity for the fingerprint beyond rule, cluster and subject (e.g. the data key). */
+  fingerprintKey?: string;
+}
+
+export type RuleKind =
+  /** Evaluated on one state. */
+  | 'state'
+  /** Needs a previous state (diff, what-if). */
+  | 'transition'
+  /** Needs a change (event, what-if). */
+  | 'change';
+
+export interface Rule {
+  id: string;
+  /** The catalog severity (the most a finding of this rule carries). */
+  severity: Severity;
+  /** When the rule runs: on a state, on a transition between two states, on a change. */
+  kinds: readonly RuleKind[];
+  title: string;
+  meaning: string;
+  fix: string;
+  evaluate(ctx: RuleContext): FindingDraft[];
+}

@@ -1,0 +1,327 @@
+/**
+ * EKS's documented side effects of a change, applied to a snapshot (facts §1, §2). Where the
+ * facts are unconfirmed (§10) the simulation takes the reading that loses more access, and marks
+ * the effect `assumed`.
+ */
+import { encodeAwsAuth, parseAwsAuth } from './aws-auth.ts';
+import type { RoleMapping } from './aws-auth-model.ts';
+import type { Change } from './change.ts';
+import type { AccessEntry, AuthenticationMode, ClusterSnapshot, Nodegroup } from './model.ts';
+import { principalKey, roleArnWithoutPath } from './principal.ts';
+import { FARGATE_GROUPS, NODE_GROUPS, NODE_USERNAME, SESSION_NODE_USERNAME, WINDOWS_NODE_GROUPS } from './resolve.ts';
+
+export interface SimulationEffect {
+  summary: string;
+  /** True where the facts do not confirm EKS does this and the engine assumes the worse case. */
+  assumed: boolean;
+}
+
+export interface Simulation {
+  after: ClusterSnapshot;
+  effects: SimulationEffect[];
+  /** Roles (principalKey) EKS removes from aws-auth as part of the change. */
+  removedFromAwsAuth: string[];
+}
+
+export class SimulationError extends Error {
+  override readonly name = 'SimulationError';
+}
+
+const MODE_ORDER: Record<AuthenticationMode, number> = { CONFIG_MAP: 0, API_AND_CONFIG_MAP: 1, API: 2 };
+
+/** Managed node groups other than `name` that use the role (EKS's only test before removing it). */
+export function otherManagedNodegroupsUsing(snapshot: ClusterSnapshot, name: string, roleArn: string): Nodegroup[] {
+  if (snapshot.nodegroups.status !== 'ok') return [];
+  const key = principalKey(roleArn);
+  return snapshot.nodegroups.data.filter(
+    (ng) => ng.name !== name && principalKey(ng.nodeRole) === key && !ng.status.startsWith('DELET'),
+  );
+}
+
+function stripLocation(m: RoleMapping): Omit<RoleMapping, 'location'> {
+  const { location: _location, ...rest } = m;
+  return rest;
+}
+
+/** Rewrite mapRoles of an ok aws-auth source. Returns false when aws-auth cannot be edited. */
+function editMapRoles(
+  s: ClusterSnapshot,
+  edit: (roles: Array<Omit<RoleMapping, 'location'>>) => Array<Omit<RoleMapping, 'location'>>,
+): boolean {
+  if (s.awsAuth.status !== 'ok') return false;
+  const parsed = parseAwsAuth(s.awsAuth.data.data);
+  if (parsed.keyStatus.mapRoles === 'failed') return false;
+  const roles = edit(parsed.roles.map(stripLocation));
+  const encoded = encodeAwsAuth({ roles, users: [], accounts: [] });
+  const data = { ...s.awsAuth.data.data };
+  if (encoded.mapRoles !== undefined && roles.length > 0) data.mapRoles = encoded.mapRoles;
+  else delete data.mapRoles;
+  s.awsAuth = {
+    status: 'ok',
+    data: {
+      ...s.awsAuth.data,
+      data,
+      managedFields: [
+        ...s.awsAuth.data.managedFields,
+        { manager: 'vpcLambda', operation: 'Update', dataKeys: ['mapRoles'] },
+      ],
+    },
+  };
+  return true;
+}
+
+function addAwsAuthEntry(s: ClusterSnapshot, mapping: Omit<RoleMapping, 'location'>): boolean {
+  if (s.awsAuth.status === 'absent') {
+    s.awsAuth = { status: 'ok', data: { data: {}, managedFields: [] } };
+  }
+  const key = principalKey(mapping.rolearn ?? '');
+  return editMapRoles(s, (roles) =>
+    roles.some((r) => r.rolearn && r.rolearn.toLowerCase() === key) ? roles : [...roles, mapping],
+  );
+}
+
+function addAccessEntry(s: ClusterSnapshot, entry: AccessEntry): boolean {
+  if (s.cluster.authenticationMode === 'CONFIG_MAP' || s.accessEntries.status === 'error') return false;
+  const list = s.accessEntries.status === 'ok' ? s.accessEntries.data : [];
+  const key = principalKey(entry.principalArn);
+  if (list.some((e) => principalKey(e.principalArn) === key)) return false;
+  s.accessEntries = { status: 'ok', data: [...list, entry] };
+  return true;
+}
+
+export function simulateChange(snapshot: ClusterSnapshot, change: Change): Simulation {
+  const s = structuredClone(snapshot);
+  const effects: SimulationEffect[] = [];
+  const removed: string[] = [];
+  const mode = s.cluster.authenticationMode;
+  const effect = (summary: string, assumed = false) => effects.push({ summary, assumed });
+
+  switch (change.kind) {
+    case 'delete-nodegroup': {
+      const ng = s.nodegroups.status === 'ok' ? s.nodegroups.data.find((n) => n.name === change.nodegroupName) : undefined;
+      const roleArn = ng?.nodeRole ?? change.nodeRole;
+      if (!ng && s.nodegroups.status === 'ok' && !roleArn) {
+        throw new SimulationError(`no node group ${change.nodegroupName} in cluster ${s.clusterName}`);
+      }
+      if (s.nodegroups.status === 'ok') {
+        s.nodegroups = { status: 'ok', data: s.nodegroups.data.filter((n) => n.name !== change.nodegroupName) };
+      }
+      if (s.compute.status === 'ok') {
+        const before = s.compute.data.length;
+        s.compute = {
+          status: 'ok',
+          data: s.compute.data.filter((n) => !(n.kind === 'managed' && n.nodegroup === change.nodegroupName)),
+        };
+        effect(`EKS drains and terminates the ${before - s.compute.data.length} node(s) of ${change.nodegroupName}`);
+      }
+      if (!roleArn) break;
+      const others = otherManagedNodegroupsUsing(snapshot, change.nodegroupName, roleArn);
+      if (others.length > 0) {
+        effect(
+          `EKS keeps ${roleArn} in aws-auth: managed node group(s) ${others.map((o) => o.name).join(', ')} still use it`,
+        );
+      } else if (mode !== 'API') {
+        const key = principalKey(roleArn);
+        let count = 0;
+        const edited = editMapRoles(s, (roles) =>
+          roles.filter((r) => {
+            const hit = !!r.rolearn && principalKey(r.rolearn) === key;
+            if (hit) count++;
+            return !hit;
+          }),
+        );
+        if (edited && count > 0) {
+          removed.push(key);
+          effect(
+            `EKS removes ${roleArn} from aws-auth (${count} entr${count === 1 ? 'y' : 'ies'}): no other managed node group uses it — at an undocumented moment during the deletion, assume any time from now`,
+          );
+        } else if (s.awsAuth.status === 'ok' && !edited) {
+          effect('aws-auth mapRoles does not parse: EKS may fail the deletion with AccessDenied ("aws-auth ConfigMap … is invalid")', true);
+        }
+      }
+      if (mode !== 'CONFIG_MAP') effect('EKS does not delete the node group\'s access entry (if one exists)');
+      break;
+    }
+    case 'create-nodegroup': {
+      const list = s.nodegroups.status === 'ok' ? s.nodegroups.data : [];
+      const windows = change.amiType?.toUpperCase().includes('WINDOWS') ?? false;
+      s.nodegroups = {
+        status: 'ok',
+        data: [
+          ...list,
+          {
+            name: change.nodegroupName,
+            status: 'CREATING',
+            nodeRole: change.nodeRole,
+            ...(change.amiType ? { amiType: change.amiType } : {}),
+            healthIssues: [],
+          },
+        ],
+      };
+      if (mode !== 'API' && addAwsAuthEntry(s, {
+        rolearn: roleArnWithoutPath(change.nodeRole),
+        username: NODE_USERNAME,
+        groups: windows ? [...WINDOWS_NODE_GROUPS] : [...NODE_GROUPS],
+      })) {
+        effect(`EKS adds ${change.nodeRole} to aws-auth mapRoles`);
+      }
+      if (
+        mode !== 'CONFIG_MAP' &&
+        addAccessEntry(s, {
+          principalArn: change.nodeRole,
+          type: windows ? 'EC2_WINDOWS' : 'EC2_LINUX',
+          kubernetesGroups: [],
+          accessPolicies: [],
+        })
+      ) {
+        effect(`EKS creates an ${windows ? 'EC2_WINDOWS' : 'EC2_LINUX'} access entry for ${change.nodeRole}`);
+      }
+      break;
+    }
+    case 'create-fargate-profile': {
+      const list = s.fargateProfiles.status === 'ok' ? s.fargateProfiles.data : [];
+      s.fargateProfiles = {
+        status: 'ok',
+        data: [
+          ...list,
+          { name: change.fargateProfileName, status: 'CREATING', podExecutionRoleArn: change.podExecutionRoleArn, selectors: [] },
+        ],
+      };
+      if (mode !== 'API' && addAwsAuthEntry(s, {
+        rolearn: roleArnWithoutPath(change.podExecutionRoleArn),
+        username: SESSION_NODE_USERNAME,
+        groups: [...FARGATE_GROUPS],
+      })) {
+        effect(`EKS adds ${change.podExecutionRoleArn} to aws-auth mapRoles (system:node:{{SessionName}})`);
+      }
+      if (
+        mode !== 'CONFIG_MAP' &&
+        addAccessEntry(s, {
+          principalArn: change.podExecutionRoleArn,
+          type: 'FARGATE_LINUX',
+          kubernetesGroups: [],
+          accessPolicies: [],
+        })
+      ) {
+        effect(`EKS creates a FARGATE_LINUX access entry for ${change.podExecutionRoleArn}`);
+      }
+      break;
+    }
+    case 'delete-fargate-profile': {
+      const fp =
+        s.fargateProfiles.status === 'ok'
+          ? s.fargateProfiles.data.find((p) => p.name === change.fargateProfileName)
+          : undefined;
+      const roleArn = fp?.podExecutionRoleArn ?? change.podExecutionRoleArn;
+      if (s.fargateProfiles.status === 'ok') {
+        s.fargateProfiles = {
+          status: 'ok',
+          data: s.fargateProfiles.data.filter((p) => p.name !== change.fargateProfileName),
+        };
+      }
+      if (s.compute.status === 'ok') {
+        s.compute = {
+          status: 'ok',
+          data: s.compute.data.filter((n) => !(n.kind === 'fargate' && n.fargateProfile === change.fargateProfileName)),
+        };
+      }
+      effect(`Pods scheduled by ${change.fargateProfileName} are deleted; they are rescheduled only if another profile matches`);
+      if (!roleArn || mode === 'API') break;
+      const key = principalKey(roleArn);
+      const othersUse =
+        s.fargateProfiles.status === 'ok' && s.fargateProfiles.data.some((p) => principalKey(p.podExecutionRoleArn) === key);
+      if (!othersUse) {
+        let count = 0;
+        editMapRoles(s, (roles) =>
+          roles.filter((r) => {
+            const hit = !!r.rolearn && principalKey(r.rolearn) === key;
+            if (hit) count++;
+            return !hit;
+          }),
+        );
+        if (count > 0) {
+          removed.push(key);
+          effect(`EKS may remove ${roleArn} from aws-auth (undocumented; assumed, as for node groups)`, true);
+        }
+      }
+      break;
+    }
+    case 'create-access-entry': {
+      if (mode === 'CONFIG_MAP') {
+        effect('EKS rejects the call: access entries need API or API_AND_CONFIG_MAP mode');
+        break;
+      }
+      if (addAccessEntry(s, change.entry)) effect(`Access entry ${change.entry.type} for ${change.entry.principalArn} takes effect within seconds`);
+      break;
+    }
+    case 'update-access-entry':
+    case 'delete-access-entry':
+    case 'associate-access-policy':
+    case 'disassociate-access-policy': {
+      if (s.accessEntries.status !== 'ok') {
+        effect('access entries could not be read: the effect is unknown', true);
+        break;
+      }
+      const key = principalKey(change.principalArn);
+      const entries = s.accessEntries.data;
+      const found = entries.find((e) => principalKey(e.principalArn) === key);
+      if (!found) {
+        effect(`no access entry for ${change.principalArn}: EKS answers ResourceNotFoundException`);
+        break;
+      }
+      let next: AccessEntry[];
+      if (change.kind === 'delete-access-entry') {
+        next = entries.filter((e) => e !== found);
+        effect(`The access entry for ${change.principalArn} and its ${found.accessPolicies.length} policy association(s) are deleted`);
+      } else if (change.kind === 'update-access-entry') {
+        next = entries.map((e) =>
+          e === found
+            ? {
+                ...e,
+                ...(change.username !== undefined ? { username: change.username } : {}),
+                ...(change.kubernetesGroups !== undefined ? { kubernetesGroups: change.kubernetesGroups } : {}),
+              }
+            : e,
+        );
+        effect(`The access entry for ${change.principalArn} is updated`);
+      } else if (change.kind === 'associate-access-policy') {
+        next = entries.map((e) =>
+          e === found
+            ? { ...e, accessPolicies: [...e.accessPolicies.filter((p) => p.policyArn !== change.policy.policyArn), change.policy] }
+            : e,
+        );
+        effect(`${change.policy.policyArn} is associated with ${change.principalArn} (${change.policy.accessScope.type} scope)`);
+      } else {
+        next = entries.map((e) =>
+          e === found ? { ...e, accessPolicies: e.accessPolicies.filter((p) => p.policyArn !== change.policyArn) } : e,
+        );
+        effect(`${change.policyArn} is disassociated from ${change.principalArn}`);
+      }
+      s.accessEntries = { status: 'ok', data: next };
+      break;
+    }
+    case 'set-auth-mode': {
+      const from = mode;
+      if (change.mode === from) {
+        effect(`The cluster already runs in ${from} mode: nothing changes`);
+        break;
+      }
+      if (MODE_ORDER[change.mode] < MODE_ORDER[from]) {
+        effect(`EKS rejects ${from} → ${change.mode}: authentication mode changes are one-way`);
+        break;
+      }
+      if (from === 'CONFIG_MAP' && change.mode === 'API') {
+        effect('A direct CONFIG_MAP → API switch may be rejected by EKS (unconfirmed); simulated as accepted', true);
+      }
+      s.cluster = { ...s.cluster, authenticationMode: change.mode };
+      if (from === 'CONFIG_MAP' && s.accessEntries.status === 'absent') {
+        s.accessEntries = { status: 'ok', data: [] };
+        effect('Access entries become available; existing node groups and Fargate profiles get none (back-fill unconfirmed, assumed not)', true);
+      }
+      if (change.mode === 'API') effect('aws-auth is ignored from now on; only access entries authenticate. This cannot be undone.');
+      else effect('Access entries take precedence over aws-auth for the same principal; aws-auth keeps working');
+      break;
+    }
+  }
+  return { after: s, effects, removedFromAwsAuth: removed };
+}
