@@ -1,0 +1,105 @@
+/**
+ * The local sandbox account: EKS, EC2, IAM, STS, SNS, a Slack webhook sink and one Kubernetes API
+ * per cluster, over real HTTP(S) on 127.0.0.1, seeded from ClusterSnapshots.
+ */
+import type { Server } from 'node:http';
+import { sandboxTls } from './certs.ts';
+import { createEksServer } from './eks-service.ts';
+import { closeServer, listen, makePrincipal, Runtime } from './runtime.ts';
+import type { Sandbox, SandboxCluster, SandboxEnv, SandboxOptions } from './types.ts';
+import { type ClusterState, seedCluster, World } from './world.ts';
+
+export type * from './types.ts';
+
+export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const world = new World({
+    sideEffectDelayMs: options.sideEffectDelayMs ?? 0,
+    notReadyDelayMs: options.notReadyDelayMs ?? 1000,
+  });
+  const first = options.clusters[0]?.snapshot;
+  if (first) world.accountId = first.accountId;
+  const runtime = new Runtime(world, options.latencyMs ?? 0, options.eksCallsPerSecond);
+  const monitor = makePrincipal(world.accountId, 'eks-auth-sentinel', 'AROAEKSAUTHSENTINEL01');
+  const outsider = makePrincipal(world.accountId, 'sandbox-outsider', 'AROASANDBOXOUTSIDER01');
+  runtime.principals.set(monitor.accessKeyId, monitor);
+  runtime.principals.set(outsider.accessKeyId, outsider);
+  world.ensureRole(monitor.arn, {
+    roleId: monitor.roleId,
+    createDate: '2025-01-01T00:00:00Z',
+    state: 'exists',
+  });
+  world.ensureRole(outsider.arn, {
+    roleId: outsider.roleId,
+    createDate: '2025-01-01T00:00:00Z',
+    state: 'exists',
+  });
+
+  for (const seed of options.clusters) {
+    const name = seed.name ?? seed.snapshot.clusterName;
+    if (world.find(name, seed.snapshot.region)) {
+      throw new Error(`startSandbox: two clusters named ${name} in ${seed.snapshot.region}`);
+    }
+    const cluster = seedCluster(world, seed.snapshot, name);
+    world.clusters.set(world.key(name, cluster.region), cluster);
+  }
+
+  const tls = sandboxTls();
+  const caData = Buffer.from(tls.caPem).toString('base64');
+  const servers: Server[] = [];
+  const start = async (server: Server): Promise<string> => {
+    servers.push(server);
+    return `http://127.0.0.1:${await listen(server)}`;
+  };
+  const sideEffectDelayMs = options.sideEffectDelayMs ?? 0;
+  const eksUrl = await start(createEksServer({ runtime, caData: () => caData, sideEffectDelayMs }));
+
+  const region = first?.region ?? 'us-east-1';
+  const env: SandboxEnv = {
+    AWS_ENDPOINT_URL_EKS: eksUrl,
+    AWS_ENDPOINT_URL_EC2: '',
+    AWS_ENDPOINT_URL_IAM: '',
+    AWS_ENDPOINT_URL_STS: '',
+    AWS_ENDPOINT_URL_SNS: '',
+    AWS_ACCESS_KEY_ID: monitor.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: monitor.secretAccessKey,
+    AWS_REGION: region,
+    SLACK_WEBHOOK_URL: '',
+  };
+
+  let closed = false;
+  return {
+    env,
+    credentials: { accessKeyId: monitor.accessKeyId, secretAccessKey: monitor.secretAccessKey },
+    outsiderCredentials: { accessKeyId: outsider.accessKeyId, secretAccessKey: outsider.secretAccessKey },
+    accountId: world.accountId,
+    principals: { monitor: monitor.arn, outsider: outsider.arn },
+    caPem: tls.caPem,
+    cluster(name: string, inRegion?: string): SandboxCluster {
+      const matches: ClusterState[] = [...world.clusters.values()].filter(
+        (c) => c.name === name && (inRegion === undefined || c.region === inRegion),
+      );
+      if (matches.length === 1) return matches[0] as ClusterState;
+      throw new Error(
+        matches.length === 0
+          ? `sandbox: no cluster ${name}${inRegion ? ` in ${inRegion}` : ''}`
+          : `sandbox: cluster ${name} exists in several Regions; pass the Region`,
+      );
+    },
+    iamRoles: world.iamRoles,
+    cloudTrail: runtime.cloudTrail,
+    sns: runtime.sns,
+    slack: runtime.slack,
+    calls: runtime.calls,
+    timeline: world.timeline,
+    faults: {
+      inject: (f) => runtime.injectFault(f),
+      clear: () => runtime.clearFaults(),
+    },
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      world.close();
+      await Promise.all(servers.map((s) => closeServer(s)));
+    },
+  };
+}

@@ -1,0 +1,224 @@
+/**
+ * Public contract of the local sandbox account (`startSandbox`). Other engineers code against
+ * these types: change them only additively.
+ */
+import type {
+  AccessEntryType,
+  AccessScope,
+  AuthenticationMode,
+  ClusterSnapshot,
+  ComputeKind,
+  FargateSelector,
+  HealthIssue,
+  KarpenterNodeClass,
+} from '../../shared/core/model.ts';
+
+export interface SandboxOptions {
+  /** Seed; `name` renames the cluster (several scenarios use the same name, e.g. 'prod'). */
+  clusters: Array<{ snapshot: ClusterSnapshot; name?: string }>;
+  /** Added to every AWS and Kubernetes call (default 0). */
+  latencyMs?: number;
+  /** Token bucket on EKS; beyond it → HTTP 429 ThrottlingException (default: unlimited). */
+  eksCallsPerSecond?: number;
+  /** Delay before EKS's own aws-auth / access-entry side effects of write calls (default 0). */
+  sideEffectDelayMs?: number;
+  /** Nodes whose role lost access turn Ready=Unknown after this (default 1000). */
+  notReadyDelayMs?: number;
+}
+
+export type SandboxService = 'eks' | 'ec2' | 'iam' | 'sts' | 'sns' | 'kube' | 'slack';
+
+export interface SandboxCall {
+  service: SandboxService;
+  operation: string;
+  cluster?: string;
+  status: number;
+  at: number;
+}
+
+export interface SandboxFault {
+  /** 'eks' | 'ec2' | 'iam' | 'sts' | 'sns' | 'kube' | 'slack'. */
+  service: string;
+  /** Operation name as recorded in `calls` (e.g. 'DescribeCluster', 'ListNodes'); any when omitted. */
+  operation?: string;
+  cluster?: string;
+  status: number;
+  code?: string;
+  message?: string;
+  /** How many calls fail; unlimited (until `clear()`) when omitted. */
+  times?: number;
+}
+
+export interface SnsRecord {
+  topicArn: string;
+  subject?: string;
+  message: string;
+  messageAttributes: Record<string, { DataType: string; StringValue?: string }>;
+}
+
+/** One entry of `metadata.managedFields`, in the Kubernetes wire form. */
+export interface KubeManagedFieldsEntry {
+  manager: string;
+  operation: 'Update' | 'Apply';
+  apiVersion: string;
+  time: string;
+  fieldsType: 'FieldsV1';
+  fieldsV1: { 'f:data'?: Record<string, Record<string, never>> };
+}
+
+export interface SandboxAwsAuth {
+  data: Record<string, string>;
+  resourceVersion: string;
+  uid: string;
+  creationTimestamp: string;
+  managedFields: KubeManagedFieldsEntry[];
+}
+
+export interface SandboxAccessPolicy {
+  policyArn: string;
+  accessScope: AccessScope;
+  associatedAt: string;
+  modifiedAt: string;
+}
+
+export interface SandboxAccessEntry {
+  principalArn: string;
+  type: AccessEntryType;
+  username: string;
+  kubernetesGroups: string[];
+  accessEntryArn: string;
+  createdAt: string;
+  modifiedAt: string;
+  tags: Record<string, string>;
+  accessPolicies: SandboxAccessPolicy[];
+}
+
+export interface SandboxNodegroup {
+  name: string;
+  arn: string;
+  status: string;
+  nodeRole: string;
+  amiType: string;
+  capacityType: string;
+  instanceTypes: string[];
+  desiredSize: number;
+  minSize: number;
+  maxSize: number;
+  healthIssues: HealthIssue[];
+  labels: Record<string, string>;
+  createdAt: string;
+  modifiedAt: string;
+}
+
+export interface SandboxFargateProfile {
+  name: string;
+  arn: string;
+  status: string;
+  podExecutionRoleArn: string;
+  selectors: FargateSelector[];
+  subnets: string[];
+  createdAt: string;
+}
+
+export interface SandboxNode {
+  kind: ComputeKind;
+  /** EC2 instance ID; for Fargate/hybrid the node's own ID (no EC2 instance is served). */
+  id: string;
+  /** Kubernetes node name (= EC2 PrivateDnsName); undefined = the instance never registered. */
+  nodeName?: string;
+  roleArn?: string;
+  nodegroup?: string;
+  nodePool?: string;
+  nodeClass?: string;
+  fargateProfile?: string;
+  os: 'linux' | 'windows';
+  ready: 'True' | 'False' | 'Unknown';
+  availabilityZone: string;
+  privateIp: string;
+  instanceType: string;
+  instanceState: 'pending' | 'running' | 'shutting-down' | 'terminated';
+  launchTime: string;
+}
+
+/** Live, editable state of one cluster. Call `changed()` after editing fields directly. */
+export interface SandboxCluster {
+  readonly name: string;
+  readonly region: string;
+  readonly accountId: string;
+  readonly arn: string;
+  /** The cluster's Kubernetes API URL (https://127.0.0.1:<port>). */
+  readonly endpoint: string;
+  status: string;
+  version: string;
+  platformVersion: string;
+  authenticationMode: AuthenticationMode;
+  bootstrapClusterCreatorAdminPermissions: boolean;
+  endpointPublicAccess: boolean;
+  endpointPrivateAccess: boolean;
+  /** undefined = the ConfigMap does not exist (Kubernetes 404). */
+  awsAuth: SandboxAwsAuth | undefined;
+  accessEntries: SandboxAccessEntry[];
+  nodegroups: SandboxNodegroup[];
+  fargateProfiles: SandboxFargateProfile[];
+  nodes: SandboxNode[];
+  /** undefined = Karpenter's CRD is not installed (Kubernetes 404 on the list). */
+  nodeClasses: KarpenterNodeClass[] | undefined;
+  /** Writes aws-auth `data` as a client would (default manager 'Terraform', operation 'Update'); creates it if absent. */
+  putAwsAuth(
+    data: Record<string, string>,
+    options?: { manager?: string; operation?: 'Update' | 'Apply' },
+  ): void;
+  /** Deletes the aws-auth ConfigMap. */
+  deleteAwsAuth(): void;
+  /** Removes the cluster: EKS answers 404, its Kubernetes API refuses connections. */
+  remove(): void;
+  /** Re-evaluates node readiness after a direct edit of the fields above. */
+  changed(): void;
+}
+
+export interface SandboxIamRole {
+  arn: string;
+  roleName: string;
+  path: string;
+  roleId: string;
+  createDate: string;
+  /** 'missing' → GetRole answers NoSuchEntity. */
+  state: 'exists' | 'missing';
+}
+
+/** The environment a client needs; also indexable as Record<string, string>. */
+export type SandboxEnv = Record<string, string> & {
+  AWS_ENDPOINT_URL_EKS: string;
+  AWS_ENDPOINT_URL_EC2: string;
+  AWS_ENDPOINT_URL_IAM: string;
+  AWS_ENDPOINT_URL_STS: string;
+  AWS_ENDPOINT_URL_SNS: string;
+  AWS_ACCESS_KEY_ID: string;
+  AWS_SECRET_ACCESS_KEY: string;
+  AWS_REGION: string;
+  SLACK_WEBHOOK_URL: string;
+};
+
+export interface Sandbox {
+  env: SandboxEnv;
+  /** The monitor: arn:aws:iam::<acct>:role/eks-auth-sentinel (the clusters' creator). */
+  credentials: { accessKeyId: string; secretAccessKey: string };
+  /** A principal mapped nowhere (arn:aws:iam::<acct>:role/sandbox-outsider). */
+  outsiderCredentials: { accessKeyId: string; secretAccessKey: string };
+  /** The account ID of the sandbox (the first seed's). */
+  accountId: string;
+  /** IAM ARNs of the two principals above. */
+  principals: { monitor: string; outsider: string };
+  /** PEM of the CA that signed every Kubernetes API server certificate. */
+  caPem: string;
+  cluster(name: string, region?: string): SandboxCluster;
+  /** IAM roles of the account, keyed by lower-cased role name. Editable. */
+  iamRoles: Map<string, SandboxIamRole>;
+  cloudTrail: unknown[];
+  sns: SnsRecord[];
+  slack: Array<{ body: unknown; at: number }>;
+  calls: SandboxCall[];
+  timeline: Array<{ at: number; what: string }>;
+  faults: { inject(f: SandboxFault): void; clear(): void };
+  close(): Promise<void>;
+}
