@@ -1,0 +1,99 @@
+/**
+ * Ec2Reader over `@aws-sdk/client-ec2`: the running/pending instances of a cluster and their
+ * attribution from tags (facts §7). EC2 filters AND across names and OR within values, so the
+ * three ways an instance can be tagged for a cluster are three queries, merged by instance ID:
+ *   - `tag-key = kubernetes.io/cluster/<name>` (self-managed, Karpenter; facts §7)
+ *   - `tag:eks:cluster-name = <name>` (managed node groups)
+ *   - `tag:eks:eks-cluster-name = <name>` (Karpenter, restricted tag)
+ */
+import { DescribeInstancesCommand, type EC2Client, type Filter, type Instance } from '@aws-sdk/client-ec2';
+import type { Ec2Instance, Ec2InstanceKind, Ec2Reader } from '../ports.ts';
+import { type AwsClients, budgetOptions } from './aws-clients.ts';
+import { toAwsApiError } from './errors.ts';
+import { dropUndefined } from './util.ts';
+
+/** DescribeInstances allows 5–1000 per page. */
+export const EC2_PAGE_SIZE = 1000;
+const LIVE_STATES = ['pending', 'running'];
+
+export const TAG_NODEGROUP = 'eks:nodegroup-name';
+export const TAG_KARPENTER_NODEPOOL = 'karpenter.sh/nodepool';
+export const TAG_KARPENTER_NODECLASS = 'karpenter.k8s.aws/ec2nodeclass';
+
+export function clusterTagFilters(clusterName: string): Filter[][] {
+  return [
+    [{ Name: 'tag-key', Values: [`kubernetes.io/cluster/${clusterName}`] }],
+    [{ Name: 'tag:eks:cluster-name', Values: [clusterName] }],
+    [{ Name: 'tag:eks:eks-cluster-name', Values: [clusterName] }],
+  ];
+}
+
+/** Attribution by tags: `eks:nodegroup-name` → managed, `karpenter.sh/nodepool` → karpenter, else self-managed. */
+export function attributeByTags(tags: Record<string, string>): Ec2InstanceKind {
+  if (tags[TAG_NODEGROUP] !== undefined) return 'managed';
+  if (tags[TAG_KARPENTER_NODEPOOL] !== undefined) return 'karpenter';
+  return 'self-managed';
+}
+
+export function toEc2Instance(instance: Instance): Ec2Instance | undefined {
+  if (instance.InstanceId === undefined) return undefined;
+  const tags: Record<string, string> = {};
+  for (const tag of instance.Tags ?? []) if (tag.Key !== undefined) tags[tag.Key] = tag.Value ?? '';
+  const windows =
+    instance.Platform?.toLowerCase() === 'windows' || /windows/i.test(instance.PlatformDetails ?? '');
+  return dropUndefined({
+    instanceId: instance.InstanceId,
+    state: instance.State?.Name ?? 'unknown',
+    kind: attributeByTags(tags),
+    instanceProfileArn: instance.IamInstanceProfile?.Arn,
+    privateDnsName: instance.PrivateDnsName === '' ? undefined : instance.PrivateDnsName,
+    nodegroup: tags[TAG_NODEGROUP],
+    nodePool: tags[TAG_KARPENTER_NODEPOOL],
+    nodeClass: tags[TAG_KARPENTER_NODECLASS],
+    os: windows ? ('windows' as const) : ('linux' as const),
+  });
+}
+
+export function createEc2Reader(clients: AwsClients): Ec2Reader {
+  const client: EC2Client = clients.ec2;
+
+  async function query(clusterName: string, filters: Filter[]): Promise<Instance[]> {
+    const all: Instance[] = [];
+    let nextToken: string | undefined;
+    do {
+      try {
+        const output = await client.send(
+          new DescribeInstancesCommand(
+            dropUndefined({
+              Filters: [...filters, { Name: 'instance-state-name', Values: LIVE_STATES }],
+              MaxResults: EC2_PAGE_SIZE,
+              NextToken: nextToken,
+            }),
+          ),
+          budgetOptions(clients.callBudgetMs),
+        );
+        for (const reservation of output.Reservations ?? []) all.push(...(reservation.Instances ?? []));
+        nextToken = output.NextToken === '' ? undefined : output.NextToken;
+      } catch (error) {
+        throw toAwsApiError(error, { service: 'ec2', operation: 'DescribeInstances', cluster: clusterName });
+      }
+    } while (nextToken !== undefined);
+    return all;
+  }
+
+  return {
+    region: clients.region,
+    async instancesOfCluster(clusterName) {
+      const pages = await Promise.all(
+        clusterTagFilters(clusterName).map((filters) => query(clusterName, filters)),
+      );
+      const byId = new Map<string, Ec2Instance>();
+      for (const instance of pages.flat()) {
+        const converted = toEc2Instance(instance);
+        if (converted !== undefined && LIVE_STATES.includes(converted.state))
+          byId.set(converted.instanceId, converted);
+      }
+      return [...byId.values()].sort((a, b) => a.instanceId.localeCompare(b.instanceId));
+    },
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * IamReader over `@aws-sdk/client-iam`: instance profile → role ARN (cached per profile for the
+ * reader's lifetime; a capture creates one reader, the Lambda may keep it warm — `ttlMs` bounds
+ * how long an answer is trusted), and GetRole → IamRole (role ID and create date, for the
+ * "role re-created under the same name" rule, facts §1.2, trap 17).
+ */
+import { GetInstanceProfileCommand, GetRoleCommand, type IAMClient } from '@aws-sdk/client-iam';
+import type { IamRole } from '../core/model.ts';
+import type { IamReader, Lookup } from '../ports.ts';
+import { type AwsClients, budgetOptions } from './aws-clients.ts';
+import { AwsApiError, isAwsError, toAwsApiError } from './errors.ts';
+import { dropUndefined, isoTime } from './util.ts';
+
+export interface IamReaderOptions {
+  /** How long an instance profile's role is cached, ms (default 5 minutes). */
+  ttlMs?: number;
+  now?: () => number;
+}
+
+/** The last path segment of an IAM ARN's resource (`role/team/x` → `x`), or the input when it is a plain name. */
+export function iamNameOf(arnOrName: string, resourceType: 'role' | 'instance-profile'): string {
+  const match = /^arn:[^:]+:iam::\d*:([^/]+)\/(.+)$/.exec(arnOrName);
+  if (match === null) return arnOrName;
+  if (match[1] !== resourceType) {
+    throw new RangeError(`expected an IAM ${resourceType} ARN, got ${arnOrName}`);
+  }
+  const segments = (match[2] ?? '').split('/');
+  return segments[segments.length - 1] ?? arnOrName;
+}
+
+export function createIamReader(clients: AwsClients, options: IamReaderOptions = {}): IamReader {
+  const client: IAMClient = clients.iam;
+  const ttlMs = options.ttlMs ?? 5 * 60_000;
+  const now = options.now ?? Date.now;
+  const profileCache = new Map<string, { at: number; value: Promise<Lookup<string>> }>();
+
+  async function fetchRoleOfProfile(instanceProfile: string): Promise<Lookup<string>> {
+    const name = iamNameOf(instanceProfile, 'instance-profile');
+    try {
+      const output = await client.send(
+        new GetInstanceProfileCommand({ InstanceProfileName: name }),
+        budgetOptions(clients.callBudgetMs),
+      );
+      const roles = output.InstanceProfile?.Roles ?? [];
+      const arn = roles[0]?.Arn;
+      if (arn === undefined) return { found: false, reason: `instance profile ${name} has no role` };
+      return { found: true, value: arn };
+    } catch (error) {
+      if (isAwsError(error, 'NoSuchEntity', 'NoSuchEntityException')) {
+        return { found: false, reason: `instance profile ${name} does not exist` };
+      }
+      throw toAwsApiError(error, { service: 'iam', operation: 'GetInstanceProfile', subject: name });
+    }
+  }
+
+  return {
+    roleOfInstanceProfile(instanceProfile) {
+      const cached = profileCache.get(instanceProfile);
+      if (cached !== undefined && now() - cached.at < ttlMs) return cached.value;
+      const value = fetchRoleOfProfile(instanceProfile);
+      profileCache.set(instanceProfile, { at: now(), value });
+      // A failure is not cached: the next capture asks again.
+      value.catch(() => profileCache.delete(instanceProfile));
+      return value;
+    },
+
+    async getRole(roleArn): Promise<IamRole> {
+      const name = iamNameOf(roleArn, 'role');
+      try {
+        const output = await client.send(
+          new GetRoleCommand({ RoleName: name }),
+          budgetOptions(clients.callBudgetMs),
+        );
+        const role = output.Role;
+        if (role === undefined) {
+          throw new AwsApiError(`GetRole (${name}): the response has no role`, {
+            code: 'invalid-response',
+            service: 'iam',
+            operation: 'GetRole',
+            iamAction: 'iam:GetRole',
+          });
+        }
+        return dropUndefined({
+          arn: roleArn,
+          state: 'exists' as const,
+          roleId: role.RoleId,
+          createDate: isoTime(role.CreateDate),
+        });
+      } catch (error) {
+        if (isAwsError(error, 'NoSuchEntity', 'NoSuchEntityException'))
+          return { arn: roleArn, state: 'missing' };
+        throw toAwsApiError(error, { service: 'iam', operation: 'GetRole', subject: name });
+      }
+    },
+  };
+}

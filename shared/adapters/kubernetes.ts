@@ -1,0 +1,438 @@
+/**
+ * KubeReader over `@kubernetes/client-node` 1.x. The KubeConfig is built in memory from
+ * DescribeCluster (endpoint + CA) and the EKS bearer token; TLS is always verified against the
+ * cluster's CA (`skipTLSVerify: false`, no option to turn it off). Kubernetes shapes stop here.
+ *
+ * Requests and the RBAC they need (see infra/kubernetes/monitor-clusterrole.yaml):
+ *   get  configmaps/aws-auth in kube-system
+ *   list nodes (paginated, limit 500)
+ *   list ec2nodeclasses.karpenter.k8s.aws (v1)
+ * 429 and 5xx (and connection resets) are retried with full-jitter backoff within a time budget;
+ * 401/403/404 and TLS failures are not.
+ */
+import {
+  ApiException,
+  type ConfigurationOptions,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  type RequestContext,
+  type ResponseContext,
+  type V1ConfigMap,
+  type V1ManagedFieldsEntry,
+  type V1Node,
+  type V1NodeList,
+} from '@kubernetes/client-node';
+import type { AwsAuthConfigMap, ManagedField } from '../core/model.ts';
+import type { Ec2NodeClassSpec, KubeClusterRef, KubeNode, KubeReader, Lookup } from '../ports.ts';
+import { retryWithBackoff } from './concurrency.ts';
+import {
+  CollectionError,
+  type CollectionErrorCode,
+  KubernetesApiError,
+  TlsVerificationError,
+} from './errors.ts';
+import type { EksTokenProvider } from './kube-token.ts';
+import { dropUndefined, isoTime } from './util.ts';
+
+export const NODE_PAGE_SIZE = 500;
+export const AWS_AUTH_NAMESPACE = 'kube-system';
+export const AWS_AUTH_NAME = 'aws-auth';
+export const EC2_NODE_CLASS = {
+  group: 'karpenter.k8s.aws',
+  version: 'v1',
+  plural: 'ec2nodeclasses',
+} as const;
+
+export interface KubeReaderOptions {
+  tokens: EksTokenProvider;
+  /** Timeout of one HTTP request, ms (default 10 000). */
+  requestTimeoutMs?: number;
+  /** Total budget of one logical read including retries, ms (default 30 000). */
+  budgetMs?: number;
+  /** Attempts per request, first included (default 4). */
+  maxAttempts?: number;
+  /** Backoff base, ms (default 200). */
+  baseDelayMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** The RBAC permission a request needs, for messages and the permission test. */
+interface KubeRequest {
+  verb: 'get' | 'list';
+  resource: string;
+  namespace?: string;
+  name?: string;
+  /** Label used in messages and `operation`, e.g. `list nodes`. */
+  label: string;
+}
+
+const TLS_ERROR_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'HOSTNAME_MISMATCH',
+]);
+const RETRYABLE_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
+
+/** Walks `cause` chains for a Node/TLS error code. */
+function networkCodeOf(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    const c = current as { code?: unknown; errno?: unknown; cause?: unknown };
+    if (typeof c.code === 'string') return c.code;
+    if (typeof c.errno === 'string') return c.errno;
+    current = c.cause;
+  }
+  return undefined;
+}
+
+function isAbort(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    ((error as { name?: unknown }).name === 'AbortError' || (error as { type?: unknown }).type === 'aborted')
+  );
+}
+
+/** Converts what the Kubernetes client threw into a `KubernetesApiError` naming cluster, request and RBAC. */
+export function toKubernetesApiError(
+  error: unknown,
+  cluster: string,
+  request: KubeRequest,
+): KubernetesApiError {
+  if (error instanceof KubernetesApiError) return error;
+  const where = `${request.label} on cluster ${cluster}`;
+  const rbac = `RBAC '${request.verb}' on '${request.resource}'${request.name === undefined ? '' : ` (resourceName ${request.name})`}${
+    request.namespace === undefined ? ' (cluster-scoped)' : ` in namespace ${request.namespace}`
+  }`;
+  const base = {
+    service: 'kubernetes' as const,
+    operation: request.label,
+    cluster,
+    cause: error,
+    verb: request.verb,
+    resource: request.resource,
+  };
+  if (error instanceof ApiException) {
+    const status = error.code;
+    let code: CollectionErrorCode;
+    let text: string;
+    if (status === 401) {
+      code = 'unauthorized';
+      text = `${where}: the API server rejected the monitor's token (401 Unauthorized) — its IAM role has no access entry or aws-auth mapping, or the token is invalid`;
+    } else if (status === 403) {
+      code = 'forbidden';
+      text = `${where}: forbidden (403) — the monitor's Kubernetes identity needs ${rbac}`;
+    } else if (status === 404) {
+      code = 'not-found';
+      text = `${where}: not found (404)`;
+    } else if (status === 429) {
+      code = 'throttled';
+      text = `${where}: throttled (429) after all retries`;
+    } else if (status >= 500) {
+      code = 'unavailable';
+      text = `${where}: server error (HTTP ${status}) after all retries`;
+    } else {
+      code = 'invalid-response';
+      text = `${where}: unexpected HTTP ${status}`;
+    }
+    return new KubernetesApiError(text, { ...base, code, httpStatus: status });
+  }
+  const networkCode = networkCodeOf(error);
+  if (networkCode !== undefined && TLS_ERROR_CODES.has(networkCode)) {
+    return new TlsVerificationError(
+      `${where}: the API server's certificate does not verify against the cluster CA from DescribeCluster (${networkCode}); connection refused`,
+      { ...base, code: 'unavailable' },
+    );
+  }
+  if (isAbort(error)) {
+    return new KubernetesApiError(`${where}: timed out`, { ...base, code: 'timeout' });
+  }
+  const detail = networkCode ?? (error instanceof Error ? error.name : 'error');
+  return new KubernetesApiError(`${where}: could not reach the API server (${detail})`, {
+    ...base,
+    code: networkCode === 'ETIMEDOUT' ? 'timeout' : 'unavailable',
+  });
+}
+
+function isRetryable(error: unknown): boolean {
+  if (error instanceof ApiException) return error.code === 429 || error.code >= 500;
+  if (error instanceof CollectionError) return false;
+  if (isAbort(error)) return true;
+  const networkCode = networkCodeOf(error);
+  return networkCode !== undefined && RETRYABLE_NETWORK_CODES.has(networkCode);
+}
+
+function retryAfterMs(error: unknown): number | undefined {
+  if (!(error instanceof ApiException)) return undefined;
+  const headers = (error.headers ?? {}) as Record<string, string>;
+  const value = headers['retry-after'] ?? headers['Retry-After'];
+  const seconds = value === undefined ? Number.NaN : Number(value);
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, 10) * 1000 : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pure conversions (exported for unit tests)
+
+/** `aws:///<az>/<instance-id>` → instance ID; undefined for other formats (Fargate, hybrid). */
+export function instanceIdFromProviderId(providerId: string | undefined): string | undefined {
+  if (providerId === undefined) return undefined;
+  const match = /^aws:\/\/\/[^/]*\/(i-[0-9a-f]{8}(?:[0-9a-f]{9})?)$/.exec(providerId.trim());
+  return match?.[1];
+}
+
+/** The `data` keys a managedFields entry owns: fieldsV1 `{"f:data": {"f:mapRoles": {}, ".": {}}}` → `['mapRoles']`. */
+export function dataKeysOfFieldsV1(fieldsV1: unknown): string[] {
+  if (typeof fieldsV1 !== 'object' || fieldsV1 === null) return [];
+  const data = (fieldsV1 as Record<string, unknown>)['f:data'];
+  if (typeof data !== 'object' || data === null) return [];
+  return Object.keys(data)
+    .filter((key) => key.startsWith('f:'))
+    .map((key) => key.slice(2))
+    .sort();
+}
+
+export function toManagedField(entry: V1ManagedFieldsEntry): ManagedField {
+  return dropUndefined({
+    manager: entry.manager ?? '',
+    operation: entry.operation ?? '',
+    time: isoTime(entry.time as Date | string | undefined),
+    dataKeys: dataKeysOfFieldsV1(entry.fieldsV1),
+  });
+}
+
+export function toAwsAuth(configMap: V1ConfigMap): AwsAuthConfigMap {
+  return dropUndefined({
+    data: { ...(configMap.data ?? {}) },
+    resourceVersion: configMap.metadata?.resourceVersion,
+    managedFields: (configMap.metadata?.managedFields ?? []).map(toManagedField),
+  });
+}
+
+function readyOf(node: V1Node): KubeNode['ready'] {
+  const status = node.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+  return status === 'True' || status === 'False' || status === 'Unknown' ? status : undefined;
+}
+
+export function toKubeNode(node: V1Node): KubeNode {
+  const providerId = node.spec?.providerID;
+  return dropUndefined({
+    name: node.metadata?.name ?? '',
+    providerId,
+    instanceId: instanceIdFromProviderId(providerId),
+    labels: { ...(node.metadata?.labels ?? {}) },
+    ready: readyOf(node),
+  });
+}
+
+export function toEc2NodeClass(item: unknown): Ec2NodeClassSpec {
+  const o = (typeof item === 'object' && item !== null ? item : {}) as {
+    metadata?: { name?: unknown };
+    spec?: { role?: unknown; instanceProfile?: unknown };
+    status?: { instanceProfile?: unknown };
+  };
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  return dropUndefined({
+    name: str(o.metadata?.name) ?? '',
+    role: str(o.spec?.role),
+    // spec.instanceProfile when set; else the profile Karpenter created for spec.role.
+    instanceProfile:
+      str(o.spec?.instanceProfile) ??
+      (str(o.spec?.role) === undefined ? str(o.status?.instanceProfile) : undefined),
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export function createKubeReader(options: KubeReaderOptions): KubeReader {
+  const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
+  const budgetMs = options.budgetMs ?? 30_000;
+  const maxAttempts = options.maxAttempts ?? 4;
+  const baseDelayMs = options.baseDelayMs ?? 200;
+
+  async function kubeConfig(cluster: KubeClusterRef): Promise<KubeConfig> {
+    const token = await options.tokens.token(cluster.clusterName, cluster.region);
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [
+        {
+          name: cluster.clusterName,
+          server: cluster.endpoint,
+          caData: cluster.certificateAuthorityData,
+          skipTLSVerify: false,
+        },
+      ],
+      users: [{ name: 'eks-auth-sentinel', token }],
+      contexts: [{ name: 'eks-auth-sentinel', cluster: cluster.clusterName, user: 'eks-auth-sentinel' }],
+      currentContext: 'eks-auth-sentinel',
+    });
+    return kc;
+  }
+
+  /**
+   * Per-request timeout (the client has none of its own), as a promise middleware. The 1.x
+   * typings of the object API declare observable middleware, but the object API hands its
+   * options to the promise API, which wraps them as promise middleware (gen/types/PromiseAPI.js
+   * `wrapOptions`): hence the one cast.
+   */
+  const timeoutOptions = (): ConfigurationOptions =>
+    ({
+      middleware: [
+        {
+          pre: async (context: RequestContext) => {
+            context.setSignal(AbortSignal.timeout(requestTimeoutMs));
+            return context;
+          },
+          post: async (response: ResponseContext) => response,
+        },
+      ],
+      middlewareMergeStrategy: 'append' as const,
+    }) as unknown as ConfigurationOptions;
+
+  async function run<R>(
+    cluster: KubeClusterRef,
+    request: KubeRequest,
+    fn: (kc: KubeConfig) => Promise<R>,
+  ): Promise<R> {
+    if (cluster.certificateAuthorityData === '' || cluster.endpoint === '') {
+      throw new KubernetesApiError(
+        `${request.label} on cluster ${cluster.clusterName}: DescribeCluster gave no endpoint or CA`,
+        {
+          code: 'unavailable',
+          service: 'kubernetes',
+          operation: request.label,
+          cluster: cluster.clusterName,
+          verb: request.verb,
+          resource: request.resource,
+        },
+      );
+    }
+    try {
+      return await retryWithBackoff(
+        async () => {
+          // A fresh KubeConfig per attempt picks up a refreshed token; the token itself is cached.
+          const kc = await kubeConfig(cluster);
+          return await fn(kc);
+        },
+        {
+          maxAttempts,
+          budgetMs,
+          baseDelayMs,
+          maxDelayMs: 5_000,
+          isRetryable,
+          retryAfterMs,
+          ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+        },
+      );
+    } catch (error) {
+      if (error instanceof CollectionError) throw error;
+      throw toKubernetesApiError(error, cluster.clusterName, request);
+    }
+  }
+
+  return {
+    async awsAuth(cluster): Promise<Lookup<AwsAuthConfigMap>> {
+      const request: KubeRequest = {
+        verb: 'get',
+        resource: 'configmaps',
+        namespace: AWS_AUTH_NAMESPACE,
+        name: AWS_AUTH_NAME,
+        label: `get configmap ${AWS_AUTH_NAMESPACE}/${AWS_AUTH_NAME}`,
+      };
+      try {
+        const configMap = await run(cluster, request, (kc) =>
+          kc
+            .makeApiClient(CoreV1Api)
+            .readNamespacedConfigMap(
+              { name: AWS_AUTH_NAME, namespace: AWS_AUTH_NAMESPACE },
+              timeoutOptions(),
+            ),
+        );
+        return { found: true, value: toAwsAuth(configMap) };
+      } catch (error) {
+        if (error instanceof KubernetesApiError && error.httpStatus === 404) {
+          return { found: false, reason: `no ConfigMap ${AWS_AUTH_NAMESPACE}/${AWS_AUTH_NAME} (404)` };
+        }
+        throw error;
+      }
+    },
+
+    async nodes(cluster) {
+      const request: KubeRequest = { verb: 'list', resource: 'nodes', label: 'list nodes' };
+      const nodes: KubeNode[] = [];
+      let continueToken: string | undefined;
+      const seen = new Set<string>();
+      do {
+        const token = continueToken;
+        const page: V1NodeList = await run(cluster, request, (kc) =>
+          kc
+            .makeApiClient(CoreV1Api)
+            .listNode(dropUndefined({ limit: NODE_PAGE_SIZE, _continue: token }), timeoutOptions()),
+        );
+        nodes.push(...page.items.map(toKubeNode));
+        continueToken = page.metadata?._continue === '' ? undefined : page.metadata?._continue;
+        if (continueToken !== undefined) {
+          if (seen.has(continueToken)) {
+            throw new KubernetesApiError(
+              `list nodes on cluster ${cluster.clusterName}: repeated continue token`,
+              {
+                code: 'invalid-response',
+                service: 'kubernetes',
+                operation: request.label,
+                cluster: cluster.clusterName,
+                verb: 'list',
+                resource: 'nodes',
+              },
+            );
+          }
+          seen.add(continueToken);
+        }
+      } while (continueToken !== undefined);
+      return nodes;
+    },
+
+    async ec2NodeClasses(cluster): Promise<Lookup<Ec2NodeClassSpec[]>> {
+      const request: KubeRequest = {
+        verb: 'list',
+        resource: `${EC2_NODE_CLASS.plural}.${EC2_NODE_CLASS.group}`,
+        label: `list ${EC2_NODE_CLASS.plural}.${EC2_NODE_CLASS.group}/${EC2_NODE_CLASS.version}`,
+      };
+      try {
+        const list = (await run(cluster, request, (kc) =>
+          kc.makeApiClient(CustomObjectsApi).listClusterCustomObject({ ...EC2_NODE_CLASS }, timeoutOptions()),
+        )) as { items?: unknown[] };
+        if (!Array.isArray(list?.items)) {
+          throw new KubernetesApiError(
+            `${request.label} on cluster ${cluster.clusterName}: the reply has no items`,
+            {
+              code: 'invalid-response',
+              service: 'kubernetes',
+              operation: request.label,
+              cluster: cluster.clusterName,
+              verb: request.verb,
+              resource: request.resource,
+            },
+          );
+        }
+        return { found: true, value: list.items.map(toEc2NodeClass) };
+      } catch (error) {
+        if (error instanceof KubernetesApiError && error.httpStatus === 404) {
+          return {
+            found: false,
+            reason: 'Karpenter is not installed (no ec2nodeclasses.karpenter.k8s.aws/v1)',
+          };
+        }
+        throw error;
+      }
+    },
+  };
+}
