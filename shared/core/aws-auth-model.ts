@@ -49,7 +49,13 @@ export type AwsAuthIssueKind =
   /** A top-level data key the authenticator ignores (`maproles`, `MapRoles`, typos). */
   | 'ignored-key'
   /** An entry field the authenticator does not know (after case folding): ignored. */
-  | 'unknown-field';
+  | 'unknown-field'
+  /**
+   * Accepted by the authenticator but almost certainly not what was meant: a group that is two
+   * list items folded into one string by a mis-indented `- ` line, or a mapAccounts item that is
+   * not a 12-digit account ID.
+   */
+  | 'suspicious-value';
 
 export interface AwsAuthIssue {
   kind: AwsAuthIssueKind;
