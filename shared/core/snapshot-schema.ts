@@ -1,0 +1,643 @@
+/**
+ * The zod schema of `ClusterSnapshot` (schemaVersion 1), the validation entry points, and the
+ * published JSON Schema. The schema mirrors `model.ts` exactly: objects are strict (an unknown key
+ * is a typo or a newer writer, and is rejected), optional fields are exact-optional (a key that is
+ * present must hold a value), timestamps are ISO 8601 date-times. Compile-time checks below keep
+ * the schema's type identical to the model's.
+ *
+ * Pure: no I/O, no clock. `parseSnapshotJson` never throws and never echoes its input.
+ */
+import { z } from 'zod';
+import { ACCESS_ENTRY_TYPES, AUTHENTICATION_MODES, type ClusterSnapshot, COMPUTE_KINDS } from './model.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Schema
+
+interface SchemaMeta {
+  id?: string;
+  title?: string;
+  description?: string;
+}
+
+/** Private registry: `$defs` names and descriptions for the JSON Schema, no global side effects. */
+const snapshotRegistry = z.registry<SchemaMeta>();
+
+function meta<T extends z.ZodType>(schema: T, data: SchemaMeta): T {
+  snapshotRegistry.add(schema, data);
+  return schema;
+}
+
+const PARTITION = 'arn:aws(?:-[a-z]+)*';
+
+const timestampSchema = meta(z.iso.datetime({ offset: true }), {
+  id: 'Timestamp',
+  description: 'ISO 8601 date-time with `Z` or a UTC offset, e.g. 2026-11-20T10:00:00Z.',
+});
+
+const roleArnSchema = meta(
+  z.string().regex(new RegExp(`^${PARTITION}:iam::\\d{12}:role/.+$`), 'expected an IAM role ARN'),
+  {
+    id: 'RoleArn',
+    description:
+      'An IAM role ARN (arn:aws:iam::<account>:role/<path/><name>), never an instance-profile ARN.',
+  },
+);
+
+const principalArnSchema = meta(
+  z.string().regex(new RegExp(`^${PARTITION}:(?:iam|sts)::\\d{12}:.+$`), 'expected an IAM principal ARN'),
+  { id: 'PrincipalArn', description: 'An IAM principal ARN (role or user).' },
+);
+
+const accessPolicyArnSchema = z
+  .string()
+  .regex(
+    new RegExp(`^${PARTITION}:eks::aws:cluster-access-policy/.+$`),
+    'expected an EKS access policy ARN (arn:aws:eks::aws:cluster-access-policy/<name>)',
+  );
+
+const nonEmpty = () => z.string().min(1, 'must not be empty');
+const count = () => z.int().nonnegative();
+
+const clusterInfoSchema = z.strictObject({
+  status: nonEmpty(),
+  version: z.string().exactOptional(),
+  platformVersion: z.string().exactOptional(),
+  authenticationMode: z.enum(AUTHENTICATION_MODES),
+  bootstrapClusterCreatorAdminPermissions: z.boolean().exactOptional(),
+  endpointPublicAccess: z.boolean().exactOptional(),
+  endpointPrivateAccess: z.boolean().exactOptional(),
+});
+
+const managedFieldSchema = z.strictObject({
+  manager: nonEmpty(),
+  operation: nonEmpty(),
+  time: timestampSchema.exactOptional(),
+  dataKeys: z.array(z.string()),
+});
+
+const awsAuthConfigMapSchema = meta(
+  z.strictObject({
+    data: meta(z.record(z.string(), z.string()), {
+      description:
+        'The ConfigMap `data`: raw strings exactly as stored (mapRoles, mapUsers, mapAccounts, …).',
+    }),
+    resourceVersion: z.string().exactOptional(),
+    managedFields: z.array(managedFieldSchema),
+  }),
+  { id: 'AwsAuthConfigMap', description: 'kube-system/aws-auth as read from the Kubernetes API.' },
+);
+
+const accessScopeSchema = z.strictObject({
+  type: z.enum(['cluster', 'namespace']),
+  namespaces: z.array(z.string()).exactOptional(),
+});
+
+const associatedAccessPolicySchema = z.strictObject({
+  policyArn: accessPolicyArnSchema,
+  accessScope: accessScopeSchema,
+  associatedAt: timestampSchema.exactOptional(),
+});
+
+const accessEntrySchema = meta(
+  z.strictObject({
+    principalArn: principalArnSchema,
+    type: z.enum(ACCESS_ENTRY_TYPES),
+    username: z.string().exactOptional(),
+    kubernetesGroups: z.array(z.string()),
+    createdAt: timestampSchema.exactOptional(),
+    modifiedAt: timestampSchema.exactOptional(),
+    accessPolicies: z.array(associatedAccessPolicySchema),
+  }),
+  { id: 'AccessEntry', description: 'An EKS access entry with its associated access policies.' },
+);
+
+const healthIssueSchema = z.strictObject({
+  code: nonEmpty(),
+  message: z.string().exactOptional(),
+});
+
+const nodegroupSchema = meta(
+  z.strictObject({
+    name: nonEmpty(),
+    status: nonEmpty(),
+    nodeRole: roleArnSchema,
+    amiType: z.string().exactOptional(),
+    desiredSize: count().exactOptional(),
+    minSize: count().exactOptional(),
+    maxSize: count().exactOptional(),
+    healthIssues: z.array(healthIssueSchema),
+  }),
+  { id: 'Nodegroup', description: 'A managed node group.' },
+);
+
+const fargateSelectorSchema = z.strictObject({
+  namespace: nonEmpty(),
+  labels: z.record(z.string(), z.string()).exactOptional(),
+});
+
+const fargateProfileSchema = meta(
+  z.strictObject({
+    name: nonEmpty(),
+    status: nonEmpty(),
+    podExecutionRoleArn: roleArnSchema,
+    selectors: z.array(fargateSelectorSchema),
+    createdAt: timestampSchema.exactOptional(),
+  }),
+  { id: 'FargateProfile', description: 'A Fargate profile.' },
+);
+
+const computeNodeSchema = meta(
+  z.strictObject({
+    kind: z.enum(COMPUTE_KINDS),
+    id: meta(nonEmpty(), {
+      description: 'EC2 instance ID, or the node name where there is no instance (Fargate, hybrid).',
+    }),
+    nodeName: z.string().exactOptional(),
+    roleArn: roleArnSchema.exactOptional(),
+    nodegroup: z.string().exactOptional(),
+    nodePool: z.string().exactOptional(),
+    nodeClass: z.string().exactOptional(),
+    fargateProfile: z.string().exactOptional(),
+    os: z.enum(['linux', 'windows']).exactOptional(),
+    ready: z.enum(['True', 'False', 'Unknown']).exactOptional(),
+  }),
+  {
+    id: 'ComputeNode',
+    description: 'A node or instance that authenticates to the cluster with an IAM role.',
+  },
+);
+
+const karpenterNodeClassSchema = meta(
+  z.strictObject({
+    name: nonEmpty(),
+    roleArn: roleArnSchema.exactOptional(),
+    role: z.string().exactOptional(),
+    instanceProfile: z.string().exactOptional(),
+  }),
+  { id: 'KarpenterNodeClass', description: 'A Karpenter EC2NodeClass and the role its nodes use.' },
+);
+
+const iamRoleSchema = meta(
+  z.strictObject({
+    arn: roleArnSchema,
+    state: z.enum(['exists', 'missing']),
+    roleId: z.string().exactOptional(),
+    createDate: timestampSchema.exactOptional(),
+  }),
+  { id: 'IamRole', description: 'An IAM role in use, with its unique ID and creation date (GetRole).' },
+);
+
+const sourceAbsentSchema = meta(
+  z.strictObject({ status: z.literal('absent'), reason: z.string().exactOptional() }),
+  {
+    id: 'SourceAbsent',
+    description: 'The source does not exist (a real 404), e.g. no aws-auth in an API cluster.',
+  },
+);
+
+const sourceErrorSchema = meta(z.strictObject({ status: z.literal('error'), error: nonEmpty() }), {
+  id: 'SourceError',
+  description: 'The source could not be read. Never to be read as empty.',
+});
+
+/** `Source<T>`: a discriminated union on `status` (ok with data, absent, error). */
+function sourceSchema<T extends z.ZodType>(data: T) {
+  return z.discriminatedUnion('status', [
+    z.strictObject({ status: z.literal('ok'), data }),
+    sourceAbsentSchema,
+    sourceErrorSchema,
+  ]);
+}
+
+export const clusterSnapshotSchema = z.strictObject({
+  schemaVersion: z.literal(1),
+  capturedAt: timestampSchema,
+  accountId: z.string().regex(/^\d{12}$/, 'expected a 12-digit AWS account ID'),
+  region: z.string().regex(/^[a-z]{2}(?:-[a-z]+)+-\d+$/, 'expected an AWS Region code such as eu-west-1'),
+  clusterName: z
+    .string()
+    .regex(
+      /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/,
+      'expected an EKS cluster name (1-100 letters, digits, - and _)',
+    ),
+  clusterArn: z
+    .string()
+    .regex(new RegExp(`^${PARTITION}:eks:[a-z0-9-]+:\\d{12}:cluster/.+$`), 'expected an EKS cluster ARN'),
+  cluster: clusterInfoSchema,
+  awsAuth: sourceSchema(awsAuthConfigMapSchema),
+  accessEntries: sourceSchema(z.array(accessEntrySchema)),
+  nodegroups: sourceSchema(z.array(nodegroupSchema)),
+  fargateProfiles: sourceSchema(z.array(fargateProfileSchema)),
+  compute: sourceSchema(z.array(computeNodeSchema)),
+  karpenterNodeClasses: sourceSchema(z.array(karpenterNodeClassSchema)).exactOptional(),
+  iamRoles: sourceSchema(z.array(iamRoleSchema)),
+});
+
+// Compile-time guards: the schema's output type and the model are mutually assignable (with
+// exactOptionalPropertyTypes, `x?: T | undefined` is not assignable to `x?: T`) and, stricter,
+// identical (mutual assignability alone would let the schema drop an optional key). A mismatch
+// fails `tsc` right here.
+type MutuallyAssignable<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Identical<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type Assert<T extends true> = T;
+type SchemaSnapshot = z.infer<typeof clusterSnapshotSchema>;
+export type SnapshotSchemaMatchesModel = [
+  Assert<MutuallyAssignable<SchemaSnapshot, ClusterSnapshot>>,
+  Assert<Identical<SchemaSnapshot, ClusterSnapshot>>,
+];
+
+// ---------------------------------------------------------------------------------------------
+// JSON Schema
+
+export const SNAPSHOT_JSON_SCHEMA_ID = 'urn:eks-auth-sentinel:schema:cluster-snapshot:1';
+
+/** The published JSON Schema (draft 2020-12) of `ClusterSnapshot`, as written to `schema/`. */
+export function buildSnapshotJsonSchema(): Record<string, unknown> {
+  const { $schema, ...body } = z.toJSONSchema(clusterSnapshotSchema, {
+    metadata: snapshotRegistry,
+    target: 'draft-2020-12',
+  }) as Record<string, unknown>;
+  return {
+    $schema,
+    $id: SNAPSHOT_JSON_SCHEMA_ID,
+    title: 'eks-auth-sentinel ClusterSnapshot',
+    description:
+      'One EKS cluster captured by eks-auth-sentinel: cluster settings, kube-system/aws-auth, access entries, ' +
+      'node groups, Fargate profiles, compute and IAM roles. Every source carries a status: ok (with data), ' +
+      'absent (a real 404) or error (could not read; never to be read as empty).',
+    ...body,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+
+export interface SnapshotError {
+  /** JSON path of the offending value, e.g. `$.nodegroups.data[3].nodeRole`. */
+  path: string;
+  message: string;
+}
+
+export type SnapshotValidation =
+  | { ok: true; snapshot: ClusterSnapshot }
+  | {
+      ok: false;
+      /** Sorted by path, at most `MAX_REPORTED_ERRORS`. */
+      errors: SnapshotError[];
+      /** How many further errors were found and not reported. */
+      omitted: number;
+    };
+
+export const MAX_REPORTED_ERRORS = 20;
+
+type PathSegment = PropertyKey;
+
+/** `$`, `.name`, `[3]`, `["odd key"]`: a JSONPath-style rendering of a zod issue path. */
+export function formatJsonPath(segments: readonly PathSegment[]): string {
+  let out = '$';
+  for (const segment of segments) {
+    if (typeof segment === 'number') out += `[${segment}]`;
+    else if (typeof segment === 'string' && /^[A-Za-z_$][\w$]*$/.test(segment)) out += `.${segment}`;
+    else out += `[${JSON.stringify(String(segment))}]`;
+  }
+  return out;
+}
+
+function compareSegments(a: readonly PathSegment[], b: readonly PathSegment[]): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === y) continue;
+    if (typeof x === 'number' && typeof y === 'number') return x - y;
+    if (typeof x === 'number') return -1;
+    if (typeof y === 'number') return 1;
+    return String(x) < String(y) ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+/** `text` cut to `max` characters, control characters (C0, DEL, C1) replaced by spaces: safe for one log line. */
+export function toOneLine(text: string, max: number): string {
+  const cut = text.length > max ? `${text.slice(0, max - 3)}...` : text;
+  let out = '';
+  for (const ch of cut) {
+    const code = ch.charCodeAt(0);
+    out += code < 0x20 || (code >= 0x7f && code <= 0x9f) ? ' ' : ch;
+  }
+  return out;
+}
+
+/** A short, single-line rendering of an offending value (never the whole input). */
+function preview(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = typeof value;
+  }
+  return toOneLine(text, 60);
+}
+
+interface RawError {
+  segments: PathSegment[];
+  message: string;
+}
+
+function toRawErrors(issue: z.core.$ZodIssue): RawError[] {
+  const segments = [...issue.path];
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return issue.keys.map((key) => ({
+        segments: [...segments, key],
+        message: 'unknown key (not in ClusterSnapshot schema version 1; check the spelling)',
+      }));
+    case 'invalid_type':
+      if (issue.input === undefined) {
+        return [{ segments, message: `required ${issue.expected} is missing` }];
+      }
+      return [{ segments, message: issue.message }];
+    case 'invalid_value':
+    case 'invalid_format':
+      return [{ segments, message: `${issue.message} (got ${preview(issue.input)})` }];
+    case 'invalid_union':
+      // A discriminated union reports at the discriminator (`….status`) already.
+      return [{ segments, message: issue.message }];
+    default:
+      return [{ segments, message: issue.message }];
+  }
+}
+
+function failure(raw: RawError[]): SnapshotValidation {
+  raw.sort((a, b) => compareSegments(a.segments, b.segments) || (a.message < b.message ? -1 : 1));
+  const errors = raw
+    .slice(0, MAX_REPORTED_ERRORS)
+    .map(({ segments, message }) => ({ path: formatJsonPath(segments), message }));
+  return { ok: false, errors, omitted: Math.max(0, raw.length - MAX_REPORTED_ERRORS) };
+}
+
+/** Validate a parsed value as a `ClusterSnapshot`. Never throws. */
+export function validateSnapshot(input: unknown): SnapshotValidation {
+  const result = clusterSnapshotSchema.safeParse(input, { reportInput: true });
+  if (result.success) return { ok: true, snapshot: result.data };
+  return failure(result.error.issues.flatMap(toRawErrors));
+}
+
+/** Parse and validate a snapshot document. Never throws; JSON errors give line and column. */
+export function parseSnapshotJson(text: string, sourceName: string): SnapshotValidation {
+  if (typeof text !== 'string') {
+    return failure([{ segments: [], message: `${sourceName}: expected text, got ${typeof text}` }]);
+  }
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (!/\S/.test(body)) {
+    return failure([
+      { segments: [], message: `${sourceName} is empty: expected a ClusterSnapshot JSON document` },
+    ]);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    return failure([{ segments: [], message: `${sourceName}: ${describeJsonError(body, error)}` }]);
+  }
+  return validateSnapshot(value);
+}
+
+/** Render a failed validation for people: one line per error, plus the count left out. */
+export function formatSnapshotErrors(sourceName: string, result: SnapshotValidation): string {
+  if (result.ok) return `${sourceName}: valid ClusterSnapshot`;
+  // Document-level errors of parseSnapshotJson already name the source.
+  const lines = result.errors.map((e) =>
+    e.message.startsWith(sourceName) ? e.message : `${sourceName}: ${e.path}: ${e.message}`,
+  );
+  if (result.omitted > 0) lines.push(`${sourceName}: … and ${result.omitted} more errors`);
+  return lines.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON syntax errors
+//
+// V8's JSON.parse messages quote the input on Node 20 (`Unexpected token 'x', "…" is not valid
+// JSON`) and do not always carry a position. So the message is never shown: the position comes
+// from the error when it has one, else from a small scanner that walks the JSON grammar
+// iteratively (no recursion: deep nesting cannot overflow the stack) and stops at the first
+// fault; the reason is worded here, naming at most one character by code point.
+
+interface SyntaxFault {
+  offset: number;
+  reason: string;
+}
+
+function describeJsonError(text: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : '';
+  const match = /at position (\d+)/.exec(message);
+  const reported = match?.[1] === undefined ? undefined : Number(match[1]);
+  const scanned = findJsonSyntaxFault(text);
+  let fault: SyntaxFault;
+  if (reported !== undefined && (scanned === undefined || scanned.offset !== reported)) {
+    fault = { offset: reported, reason: unexpectedAt(text, reported, 'a valid JSON token') };
+  } else if (scanned !== undefined) {
+    fault = scanned;
+  } else {
+    return 'not valid JSON';
+  }
+  const { line, column } = lineAndColumn(text, fault.offset);
+  return `not valid JSON at line ${line}, column ${column}: ${fault.reason}`;
+}
+
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  const end = Math.min(offset, text.length);
+  for (let i = 0; i < end; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: end - lineStart + 1 };
+}
+
+function describeChar(text: string, offset: number): string {
+  const code = text.codePointAt(offset);
+  if (code === undefined) return 'end of input';
+  if (code > 0x20 && code < 0x7f) return `'${String.fromCharCode(code)}'`;
+  return `character U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+function unexpectedAt(text: string, offset: number, expected: string): string {
+  if (offset >= text.length) return `unexpected end of input; expected ${expected}`;
+  return `unexpected ${describeChar(text, offset)}; expected ${expected}`;
+}
+
+type Expect = 'value' | 'value-or-close' | 'key' | 'key-or-close' | 'colon' | 'comma-or-close' | 'end';
+
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isHexDigit = (c: number) => isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+
+/** Scan a JSON number at `start`: the offset after it, or the fault (positions as V8 reports them). */
+function scanNumber(text: string, start: number): number | SyntaxFault {
+  let i = start;
+  if (text.charCodeAt(i) === 45) i++;
+  const digits = (what: string): SyntaxFault | undefined => {
+    if (!isDigit(text.charCodeAt(i))) return { offset: i, reason: unexpectedAt(text, i, what) };
+    while (isDigit(text.charCodeAt(i))) i++;
+    return undefined;
+  };
+  if (text.charCodeAt(i) === 48) i++;
+  else {
+    const fault = digits('a digit after the minus sign');
+    if (fault) return fault;
+  }
+  if (text.charCodeAt(i) === 46) {
+    i++;
+    const fault = digits('a digit after the decimal point');
+    if (fault) return fault;
+  }
+  const e = text.charCodeAt(i);
+  if (e === 101 || e === 69) {
+    i++;
+    const sign = text.charCodeAt(i);
+    if (sign === 43 || sign === 45) i++;
+    const fault = digits('a digit in the exponent');
+    if (fault) return fault;
+  }
+  return i;
+}
+const LITERALS = ['true', 'false', 'null'] as const;
+
+/** The first syntax fault of `text` as JSON, or undefined when it is valid. */
+export function findJsonSyntaxFault(text: string): SyntaxFault | undefined {
+  const n = text.length;
+  const stack: number[] = []; // 123 '{' or 91 '['
+  let expect: Expect = 'value';
+  let i = 0;
+
+  const scanString = (start: number): number | SyntaxFault => {
+    let j = start + 1;
+    while (j < n) {
+      const c = text.charCodeAt(j);
+      if (c === 34) return j + 1;
+      if (c === 92) {
+        const e = text.charCodeAt(j + 1);
+        if (e === 117) {
+          for (let k = j + 2; k < j + 6; k++) {
+            if (!isHexDigit(text.charCodeAt(k))) {
+              return k >= n
+                ? { offset: n, reason: 'unterminated string' }
+                : { offset: k, reason: `unexpected ${describeChar(text, k)} in a \\u escape (4 hex digits)` };
+            }
+          }
+          j += 6;
+          continue;
+        }
+        // " \ / b f n r t
+        if (
+          e === 34 ||
+          e === 92 ||
+          e === 47 ||
+          e === 98 ||
+          e === 102 ||
+          e === 110 ||
+          e === 114 ||
+          e === 116
+        ) {
+          j += 2;
+          continue;
+        }
+        if (j + 1 >= n) return { offset: n, reason: 'unterminated string' };
+        return { offset: j + 1, reason: `invalid escape: ${describeChar(text, j + 1)} after a backslash` };
+      }
+      if (c < 0x20) return { offset: j, reason: `unescaped ${describeChar(text, j)} in string` };
+      j++;
+    }
+    return { offset: n, reason: 'unterminated string' };
+  };
+
+  const afterValue = (): Expect => (stack.length > 0 ? 'comma-or-close' : 'end');
+
+  while (true) {
+    let c = text.charCodeAt(i);
+    while (c === 32 || c === 9 || c === 10 || c === 13) c = text.charCodeAt(++i);
+    if (i >= n) {
+      if (expect === 'end') return undefined;
+      const open =
+        stack.length > 0 ? ` (${stack.length} unclosed ${stack.length === 1 ? 'bracket' : 'brackets'})` : '';
+      return { offset: n, reason: `unexpected end of input${open}` };
+    }
+    if ((expect === 'value-or-close' && c === 93) || (expect === 'key-or-close' && c === 125)) {
+      stack.pop();
+      i++;
+      expect = afterValue();
+      continue;
+    }
+    switch (expect) {
+      case 'value':
+      case 'value-or-close': {
+        if (c === 123 || c === 91) {
+          stack.push(c);
+          expect = c === 123 ? 'key-or-close' : 'value-or-close';
+          i++;
+          break;
+        }
+        if (c === 34) {
+          const r = scanString(i);
+          if (typeof r !== 'number') return r;
+          i = r;
+          expect = afterValue();
+          break;
+        }
+        if (c === 45 || isDigit(c)) {
+          const r = scanNumber(text, i);
+          if (typeof r !== 'number') return r;
+          i = r;
+          expect = afterValue();
+          break;
+        }
+        const literal = LITERALS.find((word) => word.charCodeAt(0) === c);
+        if (literal !== undefined) {
+          for (let k = 1; k < literal.length; k++) {
+            if (text.charCodeAt(i + k) !== literal.charCodeAt(k)) {
+              return { offset: i + k, reason: unexpectedAt(text, i + k, `'${literal}'`) };
+            }
+          }
+          i += literal.length;
+          expect = afterValue();
+          break;
+        }
+        return { offset: i, reason: unexpectedAt(text, i, 'a value') };
+      }
+      case 'key':
+      case 'key-or-close': {
+        if (c !== 34) return { offset: i, reason: unexpectedAt(text, i, 'a property name in double quotes') };
+        const r = scanString(i);
+        if (typeof r !== 'number') return r;
+        i = r;
+        expect = 'colon';
+        break;
+      }
+      case 'colon':
+        if (c !== 58) return { offset: i, reason: unexpectedAt(text, i, "':' after the property name") };
+        i++;
+        expect = 'value';
+        break;
+      case 'comma-or-close': {
+        const inObject = stack[stack.length - 1] === 123;
+        if (c === 44) {
+          i++;
+          expect = inObject ? 'key' : 'value';
+          break;
+        }
+        if (c === (inObject ? 125 : 93)) {
+          stack.pop();
+          i++;
+          expect = afterValue();
+          break;
+        }
+        return { offset: i, reason: unexpectedAt(text, i, inObject ? "',' or '}'" : "',' or ']'") };
+      }
+      case 'end':
+        return { offset: i, reason: `unexpected ${describeChar(text, i)} after the end of the JSON value` };
+    }
+  }
+}
