@@ -106,6 +106,37 @@ export function createEksReader(clients: AwsClients, options: EksReaderOptions =
     return all;
   }
 
+  /**
+   * A Describe answered 404 for one item: either the item was deleted between List and Describe
+   * (really gone, skip it) or the whole cluster was. DescribeCluster tells which; a vanished
+   * cluster throws its not-found error instead of yielding a short list.
+   */
+  async function confirmClusterExists(clusterName: string): Promise<void> {
+    await call<unknown>(new DescribeClusterCommand({ name: clusterName }), 'DescribeCluster', clusterName);
+  }
+
+  /** Describes each item; items that vanished are dropped once the cluster is confirmed to exist. */
+  async function describeEach<T>(
+    clusterName: string,
+    items: string[],
+    describe: (item: string) => Promise<T | undefined>,
+  ): Promise<T[]> {
+    let vanished = 0;
+    const described = await mapLimit(items, concurrency, async (item) => {
+      try {
+        return await describe(item);
+      } catch (error) {
+        if (error instanceof AwsApiError && error.code === 'not-found') {
+          vanished++;
+          return undefined;
+        }
+        throw error;
+      }
+    });
+    if (vanished > 0) await confirmClusterExists(clusterName);
+    return described.filter((d): d is T => d !== undefined);
+  }
+
   return {
     region: clients.region,
 
@@ -141,22 +172,15 @@ export function createEksReader(clients: AwsClients, options: EksReaderOptions =
           nextToken: o.nextToken as string | undefined,
         }),
       );
-      const described = await mapLimit(names, concurrency, async (nodegroupName) => {
-        try {
-          const output = await call<{ nodegroup?: SdkNodegroup }>(
-            new DescribeNodegroupCommand({ clusterName, nodegroupName }),
-            'DescribeNodegroup',
-            clusterName,
-            nodegroupName,
-          );
-          return output.nodegroup === undefined ? undefined : toNodegroup(output.nodegroup, nodegroupName);
-        } catch (error) {
-          // Deleted between List and Describe: it is really gone.
-          if (error instanceof AwsApiError && error.code === 'not-found') return undefined;
-          throw error;
-        }
+      return describeEach(clusterName, names, async (nodegroupName) => {
+        const output = await call<{ nodegroup?: SdkNodegroup }>(
+          new DescribeNodegroupCommand({ clusterName, nodegroupName }),
+          'DescribeNodegroup',
+          clusterName,
+          nodegroupName,
+        );
+        return output.nodegroup === undefined ? undefined : toNodegroup(output.nodegroup, nodegroupName);
       });
-      return described.filter((n): n is Nodegroup => n !== undefined);
     },
 
     async fargateProfiles(clusterName) {
@@ -172,23 +196,17 @@ export function createEksReader(clients: AwsClients, options: EksReaderOptions =
           nextToken: o.nextToken as string | undefined,
         }),
       );
-      const described = await mapLimit(names, concurrency, async (fargateProfileName) => {
-        try {
-          const output = await call<{ fargateProfile?: SdkFargateProfile }>(
-            new DescribeFargateProfileCommand({ clusterName, fargateProfileName }),
-            'DescribeFargateProfile',
-            clusterName,
-            fargateProfileName,
-          );
-          return output.fargateProfile === undefined
-            ? undefined
-            : toFargateProfile(output.fargateProfile, fargateProfileName);
-        } catch (error) {
-          if (error instanceof AwsApiError && error.code === 'not-found') return undefined;
-          throw error;
-        }
+      return describeEach(clusterName, names, async (fargateProfileName) => {
+        const output = await call<{ fargateProfile?: SdkFargateProfile }>(
+          new DescribeFargateProfileCommand({ clusterName, fargateProfileName }),
+          'DescribeFargateProfile',
+          clusterName,
+          fargateProfileName,
+        );
+        return output.fargateProfile === undefined
+          ? undefined
+          : toFargateProfile(output.fargateProfile, fargateProfileName);
       });
-      return described.filter((p): p is FargateProfile => p !== undefined);
     },
 
     async accessEntries(clusterName): Promise<Lookup<AccessEntry[]>> {
@@ -216,25 +234,21 @@ export function createEksReader(clients: AwsClients, options: EksReaderOptions =
         }
         throw error;
       }
-      const entries = await mapLimit(principals, concurrency, async (principalArn) => {
-        try {
-          const [described, policies] = await Promise.all([
-            call<{ accessEntry?: SdkAccessEntry }>(
-              new DescribeAccessEntryCommand({ clusterName, principalArn }),
-              'DescribeAccessEntry',
-              clusterName,
-              principalArn,
-            ),
-            listAssociatedPolicies(clusterName, principalArn),
-          ]);
-          if (described.accessEntry === undefined) return undefined;
-          return toAccessEntry(described.accessEntry, principalArn, policies);
-        } catch (error) {
-          if (error instanceof AwsApiError && error.code === 'not-found') return undefined;
-          throw error;
-        }
+      const entries = await describeEach(clusterName, principals, async (principalArn) => {
+        const [described, policies] = await Promise.all([
+          call<{ accessEntry?: SdkAccessEntry }>(
+            new DescribeAccessEntryCommand({ clusterName, principalArn }),
+            'DescribeAccessEntry',
+            clusterName,
+            principalArn,
+          ),
+          listAssociatedPolicies(clusterName, principalArn),
+        ]);
+        return described.accessEntry === undefined
+          ? undefined
+          : toAccessEntry(described.accessEntry, principalArn, policies);
       });
-      return { found: true, value: entries.filter((e): e is AccessEntry => e !== undefined) };
+      return { found: true, value: entries };
     },
   };
 

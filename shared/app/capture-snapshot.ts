@@ -1,7 +1,9 @@
 /**
  * Use case: capture one cluster into a ClusterSnapshot (DESIGN §2, §4).
  *
- * DescribeCluster comes first; without it there is no snapshot (its typed error is rethrown).
+ * DescribeCluster comes first; without it there is no snapshot (its typed error is rethrown). A
+ * cluster deleted while it is read gets no snapshot either: when an EKS source fails with
+ * not-found, DescribeCluster is asked again and its not-found error is thrown.
  * Every other source is read independently and ends `ok`, `absent` (a real 404 or a mode in which
  * the store cannot exist) or `error` (a safe message) — never empty on error (DESIGN §3).
  *
@@ -14,15 +16,16 @@
  *   - EC2 unreadable: `error` — without instances the roles of self-managed and Karpenter nodes
  *     are unknown, and a list without them would read as "nobody uses this role";
  *   - an instance profile whose GetInstanceProfile fails (other than NoSuchEntity): `error`, same reason.
- * `iamRoles` covers the role principals of the sources that could be read (access entries, node
- * group roles, Fargate pod execution roles, compute roles, node-class roles) in the cluster's
+ * `iamRoles` covers the role principals of the sources that could be read (aws-auth `mapRoles`,
+ * access entries, node group roles, Fargate pod execution roles, compute roles, node-class roles) in the cluster's
  * account; roles of other accounts are not looked up (GetRole would read the wrong account).
  */
 
 import { mapLimit } from '../adapters/concurrency.ts';
-import { safeErrorMessage } from '../adapters/errors.ts';
+import { CollectionError, safeErrorMessage } from '../adapters/errors.ts';
 import type {
   AccessEntry,
+  AwsAuthConfigMap,
   ClusterSnapshot,
   ComputeKind,
   ComputeNode,
@@ -210,9 +213,20 @@ async function resolveNodeClasses(
   });
 }
 
+/**
+ * Role ARNs written in aws-auth `mapRoles` (any case of `rolearn`), read leniently so that a key
+ * that fails to parse still names its roles. Only to know which roles to look up in IAM; the
+ * semantics of aws-auth are the core parser's.
+ */
+export function awsAuthRoleArns(awsAuth: AwsAuthConfigMap | undefined): string[] {
+  const text = awsAuth?.data.mapRoles ?? '';
+  return [...text.matchAll(/rolearn["']?\s*:\s*["']?(arn:[^\s"'#,}\]]+)/gi)].map((m) => m[1] ?? '');
+}
+
 function rolePrincipals(
   accountId: string,
   parts: {
+    awsAuth: AwsAuthConfigMap | undefined;
     accessEntries: AccessEntry[] | undefined;
     nodegroups: Nodegroup[] | undefined;
     fargateProfiles: FargateProfile[] | undefined;
@@ -221,6 +235,7 @@ function rolePrincipals(
   },
 ): string[] {
   const arns = [
+    ...awsAuthRoleArns(parts.awsAuth),
     ...(parts.accessEntries ?? []).map((e) => e.principalArn),
     ...(parts.nodegroups ?? []).map((n) => n.nodeRole),
     ...(parts.fargateProfiles ?? []).map((p) => p.podExecutionRoleArn),
@@ -271,6 +286,13 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
       settle(deps.kube.ec2NodeClasses(kubeRef)),
     ]);
 
+  // The cluster may have been deleted while we read it: its sources then fail with not-found.
+  // Confirm with DescribeCluster; a vanished cluster gets no snapshot (its not-found error is thrown).
+  const eksReads: Settled<unknown>[] = [accessEntries, nodegroups, fargateProfiles];
+  if (eksReads.some((r) => !r.ok && r.error instanceof CollectionError && r.error.code === 'not-found')) {
+    await eks.describeCluster(target.clusterName);
+  }
+
   // Second wave: IAM lookups that depend on the first.
   const [profileRoles, nodeClasses] = await Promise.all([
     instances.ok ? settle(resolveProfiles(deps.iam, instances.value)) : Promise.resolve(undefined),
@@ -312,6 +334,7 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
   }
 
   const principals = rolePrincipals(accountId, {
+    awsAuth: okLookup(awsAuth),
     accessEntries: okLookup(accessEntries),
     nodegroups: okValue(nodegroups),
     fargateProfiles: okValue(fargateProfiles),
