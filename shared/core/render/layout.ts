@@ -70,10 +70,20 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-/** `3 findings: 1 critical, 2 high` */
+/** `3 findings (1 critical, 2 high)` */
 export function summaryLine(counts: SeverityCounts): string {
   const total = SEVERITIES.reduce((sum, s) => sum + counts[s], 0);
-  return total === 0 ? 'No findings' : `${plural(total, 'finding')}: ${formatCounts(counts)}`;
+  return total === 0 ? 'No findings' : `${plural(total, 'finding')} (${formatCounts(counts)})`;
+}
+
+/** What a report found, in one sentence; an empty result names the cluster. */
+export function resultLine(
+  findings: readonly Finding[],
+  cluster: ClusterRef | undefined,
+  label: (c: ClusterRef) => string,
+): string {
+  if (findings.length > 0) return summaryLine(countBySeverity(findings));
+  return cluster === undefined ? 'No findings.' : `No findings for cluster ${label(cluster)}.`;
 }
 
 /** `… 5 more findings (2 critical, 3 high) not shown` */

@@ -8,16 +8,15 @@ import {
   type Block,
   codeBlock,
   commonCluster,
-  countBySeverity,
   DEFAULT_MAX_CHARS,
   DEFAULT_TITLE,
   fitBlocks,
   omittedLine,
   oneLine,
   type RenderOptions,
+  resultLine,
   sanitize,
   sortFindings,
-  summaryLine,
 } from './layout.ts';
 
 /** Escapes inline Markdown so that text renders literally. */
@@ -109,24 +108,30 @@ function renderCompactLine(f: Finding): string {
   return `- **${f.severity.toUpperCase()}** ${inlineCode(f.ruleId)} ${inlineCode(f.subject)} — ${escapeMarkdown(oneLine(f.title))}\n`;
 }
 
+function effectList(effects: NonNullable<RenderOptions['effects']>): string {
+  return effects
+    .map((e) => `- ${prose(e.summary).replace(/\n/g, '\n  ')}${e.assumed ? ' _(assumed)_' : ''}`)
+    .join('\n');
+}
+
 function renderHead(findings: readonly Finding[], options: RenderOptions): string {
   const cluster = options.cluster ?? commonCluster(findings);
   const title = escapeMarkdown(oneLine(options.title ?? DEFAULT_TITLE));
-  const parts = [`## ${cluster === undefined ? title : `${title} — ${clusterMd(cluster)}`}`];
-  if (options.change !== undefined) parts.push(`**What if:** ${escapeMarkdown(oneLine(options.change))}`);
-  if (options.effects !== undefined) {
-    parts.push(
-      options.effects.length === 0
-        ? 'Simulated effects: none'
-        : `Simulated effects:\n\n${options.effects
-            .map((e) => `- ${prose(e.summary).replace(/\n/g, '\n  ')}${e.assumed ? ' _(assumed)_' : ''}`)
-            .join('\n')}`,
-    );
+  const result = resultLine(findings, cluster, clusterMd);
+  const change = options.change === undefined ? undefined : escapeMarkdown(oneLine(options.change));
+  const effects = options.effects;
+  if (options.compact === true) {
+    const parts = [`**${title}${change === undefined ? '' : `: ${change}`}** — ${result}`];
+    if (effects !== undefined && effects.length > 0) parts.push(effectList(effects));
+    return `${parts.join('\n\n')}\n\n`;
   }
-  if (findings.length === 0) {
-    parts.push(cluster === undefined ? 'No findings.' : `No findings for cluster ${clusterMd(cluster)}.`);
-  } else {
-    parts.push(`**${summaryLine(countBySeverity(findings))}**`);
+  const parts = [`## ${cluster === undefined ? title : `${title} — ${clusterMd(cluster)}`}`];
+  parts.push(findings.length > 0 ? `**${result}**` : result);
+  if (change !== undefined) parts.push(`**What if:** ${change}`);
+  if (effects !== undefined) {
+    parts.push(
+      effects.length === 0 ? 'Simulated effects: none' : `Simulated effects:\n\n${effectList(effects)}`,
+    );
   }
   return `${parts.join('\n\n')}\n\n`;
 }

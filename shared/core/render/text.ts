@@ -9,7 +9,6 @@ import {
   clusterLabel,
   codeBlock,
   commonCluster,
-  countBySeverity,
   DEFAULT_MAX_CHARS,
   DEFAULT_TITLE,
   defuseFence,
@@ -18,8 +17,8 @@ import {
   omittedLine,
   oneLine,
   type RenderOptions,
+  resultLine,
   sortFindings,
-  summaryLine,
   wrap,
 } from './layout.ts';
 
@@ -44,8 +43,11 @@ function severityTag(severity: Severity, color: boolean): string {
   return color ? paint(true, ANSI[severity], ` ${label} `) : label;
 }
 
-function field(label: string, value: string): string {
-  return `  ${label.padEnd(18)}${value}`;
+/** `  label             value`, the value wrapped under itself. */
+function field(label: string, value: string, indent = '  '): string {
+  const hang = `${indent}${' '.repeat(18)}`;
+  const [first = '', ...more] = wrap(value, WIDTH, hang);
+  return [`${indent}${label.padEnd(18)}${first.slice(hang.length)}`, ...more].join('\n');
 }
 
 function renderFindingBlock(f: Finding, color: boolean): string {
@@ -63,11 +65,11 @@ function renderFindingBlock(f: Finding, color: boolean): string {
   if (br !== undefined) {
     lines.push('', '  Blast radius');
     const list = (xs: readonly string[]) => (xs.length > 0 ? xs.map(oneLine).join(', ') : '—');
-    lines.push(`  ${field('node groups', list(br.nodegroups))}`);
-    lines.push(`  ${field('Fargate profiles', list(br.fargateProfiles))}`);
-    if (br.nodeClasses.length > 0) lines.push(`  ${field('node classes', list(br.nodeClasses))}`);
-    lines.push(`  ${field('nodes', nodesLabel(br.nodeCount, br.firstNodes))}`);
-    lines.push(`  ${field('time to impact', oneLine(br.timeToImpact) || '—')}`);
+    lines.push(field('node groups', list(br.nodegroups), '    '));
+    lines.push(field('Fargate profiles', list(br.fargateProfiles), '    '));
+    if (br.nodeClasses.length > 0) lines.push(field('node classes', list(br.nodeClasses), '    '));
+    lines.push(field('nodes', nodesLabel(br.nodeCount, br.firstNodes), '    '));
+    lines.push(field('time to impact', oneLine(br.timeToImpact) || '—', '    '));
   }
   let text = `${lines.join('\n')}\n`;
   const r = f.remediation;
@@ -95,33 +97,37 @@ function renderFindingBlock(f: Finding, color: boolean): string {
 }
 
 function renderCompactLine(f: Finding, color: boolean): string {
-  return `  ${severityTag(f.severity, color)}  ${oneLine(f.ruleId)}  ${oneLine(f.subject)}\n      ${oneLine(f.title)}\n`;
+  const head = `  ${severityTag(f.severity, color)}  ${oneLine(f.ruleId)}  ${oneLine(f.subject)}`;
+  return `${[head, ...wrap(oneLine(f.title), WIDTH, '      ')].join('\n')}\n`;
+}
+
+function effectLines(effects: NonNullable<RenderOptions['effects']>): string[] {
+  return effects.flatMap((e) => {
+    const [first = '', ...more] = wrap(`${e.summary.trim()}${e.assumed ? ' (assumed)' : ''}`, WIDTH, '    ');
+    return [`  - ${first.trimStart()}`, ...more];
+  });
 }
 
 function renderHead(findings: readonly Finding[], options: RenderOptions): string {
   const color = options.color === true;
   const cluster = options.cluster ?? commonCluster(findings);
   const title = oneLine(options.title ?? DEFAULT_TITLE);
+  const result = resultLine(findings, cluster, clusterLabel);
+  const change = options.change === undefined ? undefined : oneLine(options.change);
+  const effects = options.effects;
+  if (options.compact === true) {
+    const heading = defuseFence(`${title}${change === undefined ? '' : `: ${change}`} — ${result}`);
+    const lines = [paint(color, BOLD, heading), ...(effects === undefined ? [] : effectLines(effects))];
+    return `${lines.join('\n')}\n`;
+  }
   const heading = defuseFence(cluster === undefined ? title : `${title} — ${clusterLabel(cluster)}`);
-  const lines = [paint(color, BOLD, heading)];
-  lines.push(
-    findings.length > 0
-      ? summaryLine(countBySeverity(findings))
-      : cluster === undefined
-        ? 'No findings.'
-        : `No findings for cluster ${clusterLabel(cluster)}.`,
-  );
-  if (options.change !== undefined) lines.push('', `What if: ${oneLine(options.change)}`);
-  if (options.effects !== undefined) {
-    lines.push(options.effects.length === 0 ? 'Simulated effects: none' : 'Simulated effects:');
-    for (const e of options.effects) {
-      const [first = '', ...more] = wrap(
-        `${e.summary.trim()}${e.assumed ? ' (assumed)' : ''}`,
-        WIDTH,
-        '    ',
-      );
-      lines.push(`  - ${first.trimStart()}`, ...more);
-    }
+  const lines = [paint(color, BOLD, heading), result];
+  if (change !== undefined) lines.push('', `What if: ${change}`);
+  if (effects !== undefined) {
+    lines.push(
+      effects.length === 0 ? 'Simulated effects: none' : 'Simulated effects:',
+      ...effectLines(effects),
+    );
   }
   return `${lines.join('\n')}\n\n`;
 }

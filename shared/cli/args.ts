@@ -1,0 +1,325 @@
+/**
+ * Command-line parsing: `node:util` parseArgs in strict mode over every option, then a check that
+ * each option given belongs to the command. Every mistake is a `CliError` with one clear line.
+ */
+import { parseArgs } from 'node:util';
+import { AUTHENTICATION_MODES, type AuthenticationMode, SEVERITIES, type Severity } from '../core/model.ts';
+import { RENDER_FORMATS, type RenderFormat } from '../core/render/index.ts';
+import { CliError } from './errors.ts';
+
+export const COMMANDS = ['assess', 'diff', 'whatif', 'rules', 'demo'] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
+  debug: { type: 'boolean' },
+  format: { type: 'string' },
+  'fail-on': { type: 'string' },
+  'max-chars': { type: 'string' },
+  snapshot: { type: 'string' },
+  before: { type: 'string' },
+  after: { type: 'string' },
+  'delete-nodegroup': { type: 'string' },
+  'delete-fargate-profile': { type: 'string' },
+  'delete-access-entry': { type: 'string' },
+  'auth-mode': { type: 'string' },
+  event: { type: 'string' },
+  scenarios: { type: 'string' },
+} as const;
+
+type OptionName = keyof typeof OPTIONS;
+
+const GLOBAL: readonly OptionName[] = ['help', 'version', 'debug', 'format'];
+const REPORTING: readonly OptionName[] = ['fail-on', 'max-chars'];
+
+export const WHATIF_CHANGES = [
+  'delete-nodegroup',
+  'delete-fargate-profile',
+  'delete-access-entry',
+  'auth-mode',
+  'event',
+] as const;
+export type WhatIfChangeOption = (typeof WHATIF_CHANGES)[number];
+
+const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
+  assess: ['snapshot', ...REPORTING],
+  diff: ['before', 'after', ...REPORTING],
+  whatif: ['snapshot', ...WHATIF_CHANGES, ...REPORTING],
+  rules: [],
+  demo: ['scenarios', ...REPORTING],
+};
+
+export const FAIL_ON_VALUES = [...SEVERITIES, 'none'] as const;
+export type FailOn = Severity | 'none';
+
+export interface CommonArgs {
+  format: RenderFormat;
+  /** Undefined: the command's default. */
+  failOn: FailOn | undefined;
+  maxChars: number | undefined;
+  debug: boolean;
+}
+
+export type WhatIfRequest =
+  | { option: 'delete-nodegroup'; value: string }
+  | { option: 'delete-fargate-profile'; value: string }
+  | { option: 'delete-access-entry'; value: string }
+  | { option: 'auth-mode'; value: AuthenticationMode }
+  | { option: 'event'; value: string };
+
+export type ParsedArgs =
+  | { kind: 'help'; command?: CommandName }
+  | { kind: 'version' }
+  | ({ kind: 'assess'; snapshot: string } & CommonArgs)
+  | ({ kind: 'diff'; before: string; after: string } & CommonArgs)
+  | ({ kind: 'whatif'; snapshot: string; request: WhatIfRequest } & CommonArgs)
+  | ({ kind: 'rules' } & CommonArgs)
+  | ({ kind: 'demo'; scenarios: string | undefined } & CommonArgs);
+
+const HELP_HINT = 'eks-auth-sentinel --help';
+
+function commandHint(command: CommandName | undefined): string {
+  return command === undefined ? `see ${HELP_HINT}` : `see eks-auth-sentinel ${command} --help`;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0] ?? 0;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j] ?? 0;
+      row[j] = Math.min(above + 1, (row[j - 1] ?? 0) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length] ?? 0;
+}
+
+function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
+  for (const c of candidates) {
+    const d = editDistance(word, c);
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function allowedFor(command: CommandName | undefined): readonly OptionName[] {
+  return command === undefined ? GLOBAL : [...GLOBAL, ...COMMAND_OPTIONS[command]];
+}
+
+function firstPositional(argv: readonly string[]): CommandName | undefined {
+  const first = argv.find((a) => !a.startsWith('-'));
+  return (COMMANDS as readonly string[]).includes(first ?? '') ? (first as CommandName) : undefined;
+}
+
+/** Turns parseArgs' own errors into one line that names the option. */
+function translateParseError(error: unknown, argv: readonly string[]): CliError {
+  const command = firstPositional(argv);
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  const quoted = /'([^']+)'/.exec(message)?.[1] ?? '';
+  const option = quoted.split(' ')[0] ?? quoted;
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const name = option.replace(/^-+/, '').split('=')[0] ?? '';
+    const suggestion = closest(name, allowedFor(command));
+    const hint = suggestion === undefined ? '' : `; did you mean --${suggestion}?`;
+    return new CliError(`unknown option ${option}${hint}`, { where: commandHint(command) });
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    if (/does not take an argument/.test(message)) {
+      return new CliError(`option ${option} does not take a value`, { where: commandHint(command) });
+    }
+    return new CliError(`option ${option} needs a value`, { where: commandHint(command) });
+  }
+  return new CliError(message.split('. ')[0] ?? message, { where: commandHint(command) });
+}
+
+function oneOf<T extends string>(value: string, allowed: readonly T[], option: string): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new CliError(`--${option} must be one of ${allowed.join('|')}, not '${value}'`);
+}
+
+function parseMaxChars(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1_000) {
+    throw new CliError(`--max-chars must be a whole number of at least 1000, not '${value}'`);
+  }
+  return n;
+}
+
+function required(values: Record<string, unknown>, name: OptionName, command: CommandName): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v.length === 0) {
+    throw new CliError(`${command} needs --${name}`, { where: commandHint(command) });
+  }
+  return v;
+}
+
+function unknownCommand(word: string): CliError {
+  const suggestion = closest(word, COMMANDS);
+  return new CliError(
+    `unknown command '${word}'${suggestion === undefined ? '' : `; did you mean ${suggestion}?`}`,
+    {
+      where: `commands: ${COMMANDS.join(', ')}`,
+    },
+  );
+}
+
+function parseStrict(argv: readonly string[]) {
+  return parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
+}
+
+/** Parses the command line into one request, or throws a `CliError`. */
+export function parseCommandLine(argv: readonly string[]): ParsedArgs {
+  let parsed: ReturnType<typeof parseStrict>;
+  try {
+    parsed = parseStrict(argv);
+  } catch (error) {
+    throw translateParseError(error, argv);
+  }
+  const { values, positionals, tokens } = parsed;
+  const [first, ...rest] = positionals;
+
+  // `help [command]` is the same as `[command] --help`.
+  if (first === 'help') {
+    const target = rest[0];
+    if (target === undefined) return { kind: 'help' };
+    if (!(COMMANDS as readonly string[]).includes(target)) throw unknownCommand(target);
+    return { kind: 'help', command: target as CommandName };
+  }
+  let command: CommandName | undefined;
+  if (first !== undefined) {
+    if (!(COMMANDS as readonly string[]).includes(first)) throw unknownCommand(first);
+    command = first as CommandName;
+  }
+  if (values.help === true) return command === undefined ? { kind: 'help' } : { kind: 'help', command };
+  if (values.version === true) return { kind: 'version' };
+  if (command === undefined) throw new CliError('missing command', { where: `see ${HELP_HINT}` });
+  if (rest.length > 0)
+    throw new CliError(`unexpected argument '${rest[0]}'`, { where: commandHint(command) });
+
+  const allowed = new Set<string>(allowedFor(command));
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    if (!allowed.has(token.name)) {
+      throw new CliError(`option --${token.name} does not apply to ${command}`, {
+        where: commandHint(command),
+      });
+    }
+    if (seen.has(token.name))
+      throw new CliError(`option --${token.name} given twice`, { where: commandHint(command) });
+    seen.add(token.name);
+  }
+
+  const common: CommonArgs = {
+    format: oneOf(values.format ?? 'text', RENDER_FORMATS, 'format'),
+    failOn: values['fail-on'] === undefined ? undefined : oneOf(values['fail-on'], FAIL_ON_VALUES, 'fail-on'),
+    maxChars: parseMaxChars(values['max-chars']),
+    debug: values.debug === true,
+  };
+
+  switch (command) {
+    case 'assess':
+      return { kind: 'assess', snapshot: required(values, 'snapshot', command), ...common };
+    case 'diff':
+      return {
+        kind: 'diff',
+        before: required(values, 'before', command),
+        after: required(values, 'after', command),
+        ...common,
+      };
+    case 'whatif': {
+      const snapshot = required(values, 'snapshot', command);
+      const given = WHATIF_CHANGES.filter((o) => values[o] !== undefined);
+      const [option] = given;
+      if (option === undefined || given.length > 1) {
+        throw new CliError(
+          given.length > 1
+            ? `whatif takes exactly one change, got ${given.map((o) => `--${o}`).join(' and ')}`
+            : 'whatif needs a change: one of --delete-nodegroup, --delete-fargate-profile, --delete-access-entry, --auth-mode, --event',
+          { where: commandHint(command) },
+        );
+      }
+      const value = required(values, option, command);
+      const request: WhatIfRequest =
+        option === 'auth-mode'
+          ? { option, value: oneOf(value, AUTHENTICATION_MODES, 'auth-mode') }
+          : { option, value };
+      return { kind: 'whatif', snapshot, request, ...common };
+    }
+    case 'rules':
+      return { kind: 'rules', ...common };
+    case 'demo':
+      return { kind: 'demo', scenarios: values.scenarios, ...common };
+  }
+}
+
+const USAGE = `eks-auth-sentinel — drift monitor for Amazon EKS cluster authentication
+
+Usage:
+  eks-auth-sentinel assess  --snapshot FILE
+  eks-auth-sentinel diff    --before FILE --after FILE
+  eks-auth-sentinel whatif  --snapshot FILE (--delete-nodegroup NAME | --delete-fargate-profile NAME |
+                            --delete-access-entry ARN | --auth-mode MODE | --event CLOUDTRAIL.json)
+  eks-auth-sentinel rules
+  eks-auth-sentinel demo    [--scenarios DIR]
+  eks-auth-sentinel help [COMMAND]
+
+Options:
+  --format text|markdown|json   output format (default: text)
+  --fail-on SEVERITY            exit 1 when a finding is at or above it: critical|high|medium|low|info|none
+                                (default: critical for assess, diff and whatif; none for demo)
+  --max-chars N                 bound the report's size; the most severe findings are kept whole
+  --debug                       show the stack trace of an internal error
+  -h, --help                    show help
+  -V, --version                 show the version
+
+Exit codes: 0 nothing at or above the threshold, 1 findings at or above it, 2 bad usage or input,
+3 internal error. Colour only on a terminal, and never with NO_COLOR set.
+`;
+
+const COMMAND_HELP: Record<CommandName, string> = {
+  assess: `eks-auth-sentinel assess --snapshot FILE [--format F] [--fail-on S] [--max-chars N]
+
+Evaluates every rule against one ClusterSnapshot (JSON, schemaVersion 1) and prints the findings.
+Exits 1 when a finding is at or above --fail-on (default: critical).
+`,
+  diff: `eks-auth-sentinel diff --before FILE --after FILE [--format F] [--fail-on S] [--max-chars N]
+
+Compares two snapshots of the same cluster: what was removed, what lost access, and why.
+Exits 1 when a finding is at or above --fail-on (default: critical).
+`,
+  whatif: `eks-auth-sentinel whatif --snapshot FILE CHANGE [--format F] [--fail-on S] [--max-chars N]
+
+Simulates one change with EKS's documented side effects and prints who would lose access.
+CHANGE is exactly one of:
+  --delete-nodegroup NAME         delete a managed node group
+  --delete-fargate-profile NAME   delete a Fargate profile
+  --delete-access-entry ARN       delete an access entry
+  --auth-mode MODE                switch the authentication mode: ${AUTHENTICATION_MODES.join('|')}
+  --event CLOUDTRAIL.json         replay an EKS CloudTrail record (or its EventBridge event)
+Exits 1 when the change causes a finding at or above --fail-on (default: critical).
+`,
+  rules: `eks-auth-sentinel rules [--format text|markdown|json]
+
+Lists the rule catalog; --format markdown prints the README's table.
+`,
+  demo: `eks-auth-sentinel demo [--scenarios DIR] [--format F] [--fail-on S]
+
+Assesses every scenario (DIR/*.json, default: the package's scenarios/) and, for scenarios whose
+name starts with "a-", simulates deleting each node group. Exits 0 unless --fail-on is given.
+`,
+};
+
+export function helpText(command?: CommandName): string {
+  return command === undefined ? USAGE : COMMAND_HELP[command];
+}

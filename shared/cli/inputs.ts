@@ -1,0 +1,76 @@
+/** Reading and decoding the CLI's input files: size limit, JSON with line:column, snapshot validation. */
+import type { ClusterSnapshot } from '../core/model.ts';
+import { findJsonSyntaxFault, validateSnapshot } from '../core/snapshot-schema.ts';
+import { CliError, isCliError } from './errors.ts';
+import { type CliIo, MAX_INPUT_BYTES } from './io.ts';
+
+export function tooLargeError(path: string, size: number): CliError {
+  const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(1)} MB`;
+  return new CliError(`refusing to read ${path}: ${mb(size)} is over the ${mb(MAX_INPUT_BYTES)} limit`);
+}
+
+function errorCode(error: unknown): string {
+  if (typeof error === 'object' && error !== null) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    const message = (error as { message?: unknown }).message;
+    if (typeof message === 'string') return message;
+  }
+  return String(error);
+}
+
+/** The file's text; a read failure becomes `cannot read FILE: CODE`. */
+export async function readInput(io: CliIo, path: string): Promise<string> {
+  let text: string;
+  try {
+    text = await io.readFile(path);
+  } catch (error) {
+    if (isCliError(error)) throw error;
+    throw new CliError(`cannot read ${path}: ${errorCode(error)}`, { cause: error });
+  }
+  if (text.length > MAX_INPUT_BYTES) throw tooLargeError(path, text.length);
+  return text;
+}
+
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line += 1;
+    lineStart = i + 1;
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+/** Parses JSON text; a syntax error names the file and line:column, never quotes the input. */
+export function parseJsonText(text: string, path: string): unknown {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  try {
+    return JSON.parse(body);
+  } catch (error) {
+    const fault = findJsonSyntaxFault(body);
+    if (fault === undefined) throw new CliError('not valid JSON', { where: path, cause: error });
+    const { line, column } = lineAndColumn(body, fault.offset);
+    throw new CliError(`not valid JSON: ${fault.reason}`, {
+      where: `${path}, line ${line}:${column}`,
+      cause: error,
+    });
+  }
+}
+
+export async function loadJsonFile(io: CliIo, path: string): Promise<unknown> {
+  return parseJsonText(await readInput(io, path), path);
+}
+
+/** Reads and validates a ClusterSnapshot file; the first problem names the file and JSON path. */
+export async function loadSnapshot(io: CliIo, path: string): Promise<ClusterSnapshot> {
+  const value = await loadJsonFile(io, path);
+  const result = validateSnapshot(value);
+  if (result.ok) return result.snapshot;
+  const [first] = result.errors;
+  const more = result.errors.length - 1 + result.omitted;
+  const suffix = more > 0 ? ` (and ${more} more ${more === 1 ? 'error' : 'errors'})` : '';
+  throw new CliError(`not a valid cluster snapshot: ${first?.message ?? 'rejected'}${suffix}`, {
+    where: first === undefined ? path : `${path}, ${first.path}`,
+  });
+}

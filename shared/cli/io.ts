@@ -1,0 +1,17 @@
+/** What the CLI needs from the outside world; `createNodeIo` (node-io.ts) is the real one. */
+export interface CliIo {
+  /** The whole file as UTF-8 text; rejects with a Node error (`code`) or a `CliError`. */
+  readFile(path: string): Promise<string>;
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** Whether stdout is a terminal (colour is on only then). */
+  isTTY: boolean;
+  env: Record<string, string | undefined>;
+  /** The package's root directory (holds package.json and scenarios/). */
+  packageRoot: string;
+  /** The names of a directory's entries. */
+  listDir(path: string): Promise<string[]>;
+}
+
+/** Input files above this size are refused: a snapshot of even a very large cluster is far smaller. */
+export const MAX_INPUT_BYTES = 50 * 1024 * 1024;

@@ -1,0 +1,38 @@
+/** The real `CliIo`: node:fs with the input size limit, process streams and env. */
+import { existsSync } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { tooLargeError } from './inputs.ts';
+import { type CliIo, MAX_INPUT_BYTES } from './io.ts';
+
+/** The nearest directory at or above `from` that holds a package.json (dist/ → the package root). */
+export function findPackageRoot(from: string): string {
+  let dir = from;
+  for (;;) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return from;
+    dir = parent;
+  }
+}
+
+export function createNodeIo(moduleUrl: string): CliIo {
+  return {
+    async readFile(path) {
+      const info = await stat(path);
+      if (info.isFile() && info.size > MAX_INPUT_BYTES) throw tooLargeError(path, info.size);
+      return readFile(path, 'utf8');
+    },
+    stdout: (text) => {
+      process.stdout.write(text);
+    },
+    stderr: (text) => {
+      process.stderr.write(text);
+    },
+    isTTY: process.stdout.isTTY === true,
+    env: process.env,
+    packageRoot: findPackageRoot(dirname(fileURLToPath(moduleUrl))),
+    listDir: (path) => readdir(path),
+  };
+}

@@ -1,0 +1,32 @@
+/** What every report command shares: exit codes, the threshold, colour and render options. */
+import { atLeast, type ClusterRef, type ClusterSnapshot, type Finding } from '../core/model.ts';
+import type { RenderOptions } from '../core/render/index.ts';
+import type { CommonArgs, FailOn } from './args.ts';
+import type { CliIo } from './io.ts';
+
+export const EXIT = { ok: 0, findings: 1, usage: 2, internal: 3 } as const;
+
+export function clusterOf(snapshot: ClusterSnapshot): ClusterRef {
+  return { accountId: snapshot.accountId, region: snapshot.region, name: snapshot.clusterName };
+}
+
+/** Colour for text on a terminal, unless NO_COLOR is set (non-empty) or TERM=dumb; FORCE_COLOR forces it. */
+export function useColor(io: CliIo, args: CommonArgs): boolean {
+  if (args.format !== 'text') return false;
+  const force = io.env.FORCE_COLOR;
+  if (force !== undefined && force !== '' && force !== '0') return true;
+  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
+  return io.isTTY && io.env.TERM !== 'dumb';
+}
+
+export function renderOptions(io: CliIo, args: CommonArgs, extra: RenderOptions): RenderOptions {
+  const options: RenderOptions = { ...extra, color: useColor(io, args) };
+  if (args.maxChars !== undefined) options.maxChars = args.maxChars;
+  return options;
+}
+
+/** 1 when a finding is at or above the threshold, else 0. */
+export function exitFor(findings: readonly Finding[], failOn: FailOn): number {
+  if (failOn === 'none') return EXIT.ok;
+  return findings.some((f) => atLeast(f.severity, failOn)) ? EXIT.findings : EXIT.ok;
+}

@@ -1,0 +1,101 @@
+/**
+ * Turns `whatif`'s change option into a `Change`, checked against the snapshot: a name that is
+ * not there is a usage error, not an empty simulation.
+ */
+import type { Change } from '../core/change.ts';
+import { parseEksEvent } from '../core/cloudtrail.ts';
+import type { ClusterSnapshot, Source } from '../core/model.ts';
+import { principalKey } from '../core/principal.ts';
+import type { WhatIfRequest } from './args.ts';
+import { CliError } from './errors.ts';
+import { loadJsonFile } from './inputs.ts';
+import type { CliIo } from './io.ts';
+
+export type ResolvedWhatIf = { kind: 'change'; change: Change } | { kind: 'ignored'; reason: string };
+
+function have(names: readonly string[]): string {
+  if (names.length === 0) return 'have: none';
+  const shown = names.slice(0, 8).join(', ');
+  return `have: ${shown}${names.length > 8 ? `, … ${names.length - 8} more` : ''}`;
+}
+
+function sourceData<T>(source: Source<T>, what: string, cluster: string): T {
+  if (source.status === 'ok') return source.data;
+  const why = source.status === 'error' ? `could not be read: ${source.error}` : (source.reason ?? 'absent');
+  throw new CliError(`cannot check the ${what} of cluster ${cluster}: the snapshot's ${what} ${why}`);
+}
+
+export async function resolveWhatIf(
+  io: CliIo,
+  request: WhatIfRequest,
+  snapshot: ClusterSnapshot,
+  snapshotPath: string,
+): Promise<ResolvedWhatIf> {
+  const cluster = snapshot.clusterName;
+  switch (request.option) {
+    case 'delete-nodegroup': {
+      const groups = sourceData(snapshot.nodegroups, 'node groups', cluster);
+      const group = groups.find((g) => g.name === request.value);
+      if (group === undefined) {
+        throw new CliError(
+          `no node group ${request.value} in cluster ${cluster} (${have(groups.map((g) => g.name))})`,
+          {
+            where: snapshotPath,
+          },
+        );
+      }
+      return {
+        kind: 'change',
+        change: { kind: 'delete-nodegroup', nodegroupName: group.name, nodeRole: group.nodeRole },
+      };
+    }
+    case 'delete-fargate-profile': {
+      const profiles = sourceData(snapshot.fargateProfiles, 'Fargate profiles', cluster);
+      const profile = profiles.find((p) => p.name === request.value);
+      if (profile === undefined) {
+        throw new CliError(
+          `no Fargate profile ${request.value} in cluster ${cluster} (${have(profiles.map((p) => p.name))})`,
+          { where: snapshotPath },
+        );
+      }
+      return {
+        kind: 'change',
+        change: {
+          kind: 'delete-fargate-profile',
+          fargateProfileName: profile.name,
+          podExecutionRoleArn: profile.podExecutionRoleArn,
+        },
+      };
+    }
+    case 'delete-access-entry': {
+      const entries = sourceData(snapshot.accessEntries, 'access entries', cluster);
+      const key = principalKey(request.value);
+      const entry = entries.find((e) => principalKey(e.principalArn) === key);
+      if (entry === undefined) {
+        throw new CliError(
+          `no access entry for ${request.value} in cluster ${cluster} (${have(entries.map((e) => e.principalArn))})`,
+          { where: snapshotPath },
+        );
+      }
+      return { kind: 'change', change: { kind: 'delete-access-entry', principalArn: entry.principalArn } };
+    }
+    case 'auth-mode':
+      return { kind: 'change', change: { kind: 'set-auth-mode', mode: request.value } };
+    case 'event': {
+      const parsed = parseEksEvent(await loadJsonFile(io, request.value));
+      if (parsed.kind === 'invalid') {
+        throw new CliError(`not a usable EKS CloudTrail event: ${parsed.reason}`, { where: request.value });
+      }
+      if (parsed.kind === 'ignored') return { kind: 'ignored', reason: parsed.reason };
+      if (parsed.clusterName !== cluster) {
+        throw new CliError(
+          `the event is for cluster ${parsed.clusterName}, the snapshot is of cluster ${cluster}`,
+          {
+            where: `${request.value}, ${snapshotPath}`,
+          },
+        );
+      }
+      return { kind: 'change', change: parsed.change };
+    }
+  }
+}
