@@ -1,0 +1,115 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const CLI = join(ROOT, 'dist', 'cli.js');
+const KARPENTER = join(ROOT, 'scenarios', 'a-karpenter-shares-last-nodegroup-role.json');
+
+let work: string;
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: work,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+function expectOneErrorLine(err: string): void {
+  expect(err).toMatch(/^eks-auth-sentinel: [^\n]+\n$/);
+  expect(err).not.toMatch(/\n\s+at /);
+  expect(err.length).toBeLessThan(1000);
+}
+
+/** Deterministic pseudo-random bytes (xorshift32), so a failure can be replayed. */
+function garbage(size: number, seed = 0x9e3779b9): Buffer {
+  const buf = Buffer.alloc(size);
+  let x = seed >>> 0;
+  for (let i = 0; i < size; i++) {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    buf[i] = x & 0xff;
+  }
+  return buf;
+}
+
+describe('the bundled CLI (dist/cli.js)', () => {
+  beforeAll(() => {
+    execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'pipe' });
+    work = mkdtempSync(join(tmpdir(), 'sentinel-e2e-'));
+  });
+
+  afterAll(() => {
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('prints the usage and exits 0 with --help', () => {
+    const { code, out, err } = cli(['--help']);
+    expect(code).toBe(0);
+    expect(out).toContain('Usage:');
+    expect(err).toBe('');
+  });
+
+  it('exits 2 with one line and no stack trace for 10 MB of random garbage', () => {
+    const file = join(work, 'garbage.json');
+    writeFileSync(file, garbage(10 * 1024 * 1024));
+    const { code, out, err } = cli(['assess', '--snapshot', file]);
+    expect(code).toBe(2);
+    expect(out).toBe('');
+    expectOneErrorLine(err);
+    expect(err).toContain('not valid JSON');
+    expect(err).toMatch(/garbage\.json, line \d+:\d+\)\n$/);
+  });
+
+  it('exits 2 with one line for a truncated CloudTrail record passed to --event', () => {
+    const record = JSON.stringify(
+      {
+        'detail-type': 'AWS API Call via CloudTrail',
+        source: 'aws.eks',
+        detail: {
+          eventSource: 'eks.amazonaws.com',
+          eventName: 'DeleteNodegroup',
+          requestParameters: { name: 'prod', nodegroupName: 'general' },
+          eventID: 'e2e',
+        },
+      },
+      null,
+      2,
+    );
+    const file = join(work, 'truncated-event.json');
+    writeFileSync(file, record.slice(0, Math.floor(record.length * 0.6)));
+    const { code, out, err } = cli(['whatif', '--snapshot', KARPENTER, '--event', file]);
+    expect(code).toBe(2);
+    expect(out).toBe('');
+    expectOneErrorLine(err);
+    expect(err).toMatch(/not valid JSON: .*truncated-event\.json, line \d+:\d+\)\n$/);
+  });
+
+  it('exits 2 with "cannot read FILE: ENOENT" for a missing file', () => {
+    const { code, err } = cli(['assess', '--snapshot', 'missing.json']);
+    expect(code).toBe(2);
+    expectOneErrorLine(err);
+    expect(err).toContain('cannot read missing.json: ENOENT');
+  });
+
+  it('finds the package’s scenarios from the bundle and runs the demo, exit 0', () => {
+    const { code, out, err } = cli(['demo']);
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    expect(out).toContain('=== Scenario a-karpenter-shares-last-nodegroup-role');
+  });
+
+  it('exits 1 for a what-if that leaves Karpenter nodes without access', () => {
+    const { code, out } = cli(['whatif', '--snapshot', KARPENTER, '--delete-nodegroup', 'general']);
+    expect(code).toBe(1);
+    expect(out).toContain('CRITICAL');
+  });
+});
