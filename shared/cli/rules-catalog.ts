@@ -36,7 +36,7 @@ export function renderRuleCatalog(rules: readonly CatalogRule[], format: RenderF
     case 'markdown': {
       const cell = (s: string) => escapeMarkdown(flat(s));
       const rows = rules.map(
-        (r) => `| \`${r.id}\` | ${r.severity} | **${cell(r.title)}** ${cell(r.meaning)} | ${cell(r.fix)} |`,
+        (r) => `| \`${r.id}\` | ${r.severity} | **${cell(r.title)}** — ${cell(r.meaning)} | ${cell(r.fix)} |`,
       );
       return `${['| rule | severity | what it means | fix |', '|---|---|---|---|', ...rows].join('\n')}\n`;
     }

@@ -40,7 +40,7 @@ function normalize(value: unknown, seen: Set<object>): Json | undefined {
   }
 }
 
-function clusterJson(c: ClusterRef): ClusterRef {
+function clusterJson(c: ClusterRef): { accountId: string; region: string; name: string } {
   return { accountId: c.accountId, region: c.region, name: c.name };
 }
 
@@ -70,7 +70,7 @@ export function findingToJson(f: Finding): Json {
     ruleId: f.ruleId,
     severity: f.severity,
     title: f.title,
-    cluster: { ...clusterJson(f.cluster) },
+    cluster: clusterJson(f.cluster),
     subject: f.subject,
     detail: f.detail,
   };

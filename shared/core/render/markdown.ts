@@ -32,7 +32,11 @@ function prose(text: string): string {
   return sanitize(text)
     .trim()
     .split('\n')
-    .map((line) => escapeMarkdown(line.trim()).replace(/^([+\-=]|\d+[.)])/, '\\$1'))
+    .map((line) =>
+      escapeMarkdown(line.trim())
+        .replace(/^[+\-=]/, '\\$&')
+        .replace(/^(\d+)([.)])/, '$1\\$2'),
+    )
     .join('\n')
     .replace(/\n{3,}/g, '\n\n');
 }

@@ -238,6 +238,13 @@ describe('renderMarkdown', () => {
     expect(out).toContain('\\# not a heading');
   });
 
+  it('keeps prose lines from starting a list, escaping only the marker', () => {
+    const out = renderMarkdown([
+      createFinding({ detail: '1. first\n- second\n+ third', remediation: undefined }),
+    ]);
+    expect(out).toContain('1\\. first\n\\- second\n\\+ third');
+  });
+
   it('puts identifiers containing backticks into inline code that still closes', () => {
     const out = renderMarkdown([createFinding({ subject: 'odd`name' })]);
     expect(out).toContain('``odd`name``');
