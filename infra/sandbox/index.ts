@@ -3,8 +3,11 @@
  * per cluster, over real HTTP(S) on 127.0.0.1, seeded from ClusterSnapshots.
  */
 import type { Server } from 'node:http';
+import { createAccessEvaluator } from './auth.ts';
 import { sandboxTls } from './certs.ts';
 import { createEksServer } from './eks-service.ts';
+import { createKubeServer } from './kube-service.ts';
+import { createQueryServer, createSlackServer } from './query-services.ts';
 import { closeServer, listen, makePrincipal, Runtime } from './runtime.ts';
 import type { Sandbox, SandboxCluster, SandboxEnv, SandboxOptions } from './types.ts';
 import { type ClusterState, seedCluster, World } from './world.ts';
@@ -52,18 +55,38 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   };
   const sideEffectDelayMs = options.sideEffectDelayMs ?? 0;
   const eksUrl = await start(createEksServer({ runtime, caData: () => caData, sideEffectDelayMs }));
+  const ec2Url = await start(createQueryServer(runtime, 'ec2'));
+  const iamUrl = await start(createQueryServer(runtime, 'iam'));
+  const stsUrl = await start(createQueryServer(runtime, 'sts'));
+  const snsUrl = await start(createQueryServer(runtime, 'sns'));
+  const slackUrl = `${await start(createSlackServer(runtime))}/services/T00000000/B00000000/sandbox`;
+
+  // One Kubernetes API server per cluster: the token's x-k8s-aws-id must name that cluster.
+  const kubeServers = new Map<ClusterState, Server>();
+  for (const cluster of world.clusters.values()) {
+    const server = createKubeServer({ runtime, tls, monitor }, cluster);
+    kubeServers.set(cluster, server);
+    cluster.endpoint = `https://127.0.0.1:${await listen(server)}`;
+  }
+  world.onRemove = (cluster) => {
+    const server = kubeServers.get(cluster);
+    kubeServers.delete(cluster);
+    if (server) void closeServer(server);
+  };
+  world.evaluator = createAccessEvaluator(world);
+  for (const cluster of world.clusters.values()) cluster.changed();
 
   const region = first?.region ?? 'us-east-1';
   const env: SandboxEnv = {
     AWS_ENDPOINT_URL_EKS: eksUrl,
-    AWS_ENDPOINT_URL_EC2: '',
-    AWS_ENDPOINT_URL_IAM: '',
-    AWS_ENDPOINT_URL_STS: '',
-    AWS_ENDPOINT_URL_SNS: '',
+    AWS_ENDPOINT_URL_EC2: ec2Url,
+    AWS_ENDPOINT_URL_IAM: iamUrl,
+    AWS_ENDPOINT_URL_STS: stsUrl,
+    AWS_ENDPOINT_URL_SNS: snsUrl,
     AWS_ACCESS_KEY_ID: monitor.accessKeyId,
     AWS_SECRET_ACCESS_KEY: monitor.secretAccessKey,
     AWS_REGION: region,
-    SLACK_WEBHOOK_URL: '',
+    SLACK_WEBHOOK_URL: slackUrl,
   };
 
   let closed = false;
@@ -99,7 +122,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       if (closed) return;
       closed = true;
       world.close();
-      await Promise.all(servers.map((s) => closeServer(s)));
+      await Promise.all([...servers, ...kubeServers.values()].map((s) => closeServer(s)));
     },
   };
 }

@@ -173,6 +173,8 @@ export class World {
   accountId = '111122223333';
   readonly clusters = new Map<string, ClusterState>();
   readonly iamRoles = new Map<string, SandboxIamRole>();
+  /** Instance profiles by lower-cased name → role ARN: one default per role, plus seeded Karpenter ones. */
+  readonly instanceProfiles = new Map<string, { name: string; roleArn: string }>();
   readonly timeline: Array<{ at: number; what: string }> = [];
   evaluator: AccessEvaluator | undefined;
   onRemove: ((cluster: ClusterState) => void) | undefined;
@@ -247,6 +249,10 @@ export class World {
     if (!role) return;
     const key = role.name.toLowerCase();
     const existing = this.iamRoles.get(key);
+    const profile = instanceProfileName(arn);
+    if (!this.instanceProfiles.has(profile.toLowerCase())) {
+      this.instanceProfiles.set(profile.toLowerCase(), { name: profile, roleArn: arn });
+    }
     if (existing && !init) return;
     this.iamRoles.set(key, {
       arn,
@@ -590,7 +596,16 @@ export function seedCluster(world: World, snapshot: ClusterSnapshot, name: strin
       cluster.nodeClasses.push(nc);
     }
   }
-  for (const nc of cluster.nodeClasses ?? []) if (nc.roleArn) world.ensureRole(nc.roleArn);
+  for (const nc of cluster.nodeClasses ?? []) {
+    if (!nc.roleArn) continue;
+    world.ensureRole(nc.roleArn);
+    if (nc.instanceProfile) {
+      world.instanceProfiles.set(nc.instanceProfile.toLowerCase(), {
+        name: nc.instanceProfile,
+        roleArn: nc.roleArn,
+      });
+    }
+  }
   if (snapshot.iamRoles.status === 'ok') {
     for (const r of snapshot.iamRoles.data) {
       const init: { roleId?: string; createDate?: string; state: 'exists' | 'missing' } = { state: r.state };
@@ -602,12 +617,19 @@ export function seedCluster(world: World, snapshot: ClusterSnapshot, name: strin
   return cluster;
 }
 
-/** Instance profile for a role (one per role; the name is derived from the role name). */
-export function instanceProfileOf(world: World, roleArn: string): { name: string; arn: string; id: string } {
-  const name = instanceProfileName(roleArn);
+/** The instance profile of a node's instance: its Karpenter node class's profile, else the role's default one. */
+export function instanceProfileOfNode(
+  world: World,
+  cluster: ClusterState,
+  node: SandboxNode,
+): { name: string; arn: string; id: string } | undefined {
+  if (!node.roleArn) return undefined;
+  const nodeClass =
+    node.kind === 'karpenter' ? cluster.nodeClasses?.find((c) => c.name === node.nodeClass) : undefined;
+  const name = nodeClass?.instanceProfile ?? instanceProfileName(node.roleArn);
   return {
     name,
-    arn: `arn:aws:iam::${parseRoleArn(roleArn)?.accountId ?? world.accountId}:instance-profile/${name}`,
+    arn: `arn:aws:iam::${parseRoleArn(node.roleArn)?.accountId ?? world.accountId}:instance-profile/${name}`,
     id: `AIPA${stableUpper(name, 17)}`,
   };
 }

@@ -1,0 +1,145 @@
+/**
+ * Who the sandbox's Kubernetes API lets in, and which nodes keep working: the core resolver over
+ * the sandbox's own aws-auth and access entries (the same semantics the monitor checks against).
+ * Access entries bound to a role that was deleted or re-created after the entry match nothing.
+ */
+import { parseAwsAuth } from '../../shared/core/aws-auth.ts';
+import type { AccessEntry } from '../../shared/core/model.ts';
+import { principalKey } from '../../shared/core/principal.ts';
+import {
+  type AccessIndex,
+  buildAccessIndex,
+  checkIdentity,
+  isWorkingFargateIdentity,
+  isWorkingNodeIdentity,
+  type ResolvedIdentity,
+  resolvePrincipal,
+} from '../../shared/core/resolve.ts';
+import { parseRoleArn } from './ids.ts';
+import type { SandboxNode } from './types.ts';
+import type { AccessEvaluator, ClusterState, World } from './world.ts';
+
+export const READERS_GROUP = 'eks-auth-sentinel:readers';
+const POLICY_PREFIX = 'arn:aws:eks::aws:cluster-access-policy/';
+
+export function accessIndexOf(world: World, cluster: ClusterState): AccessIndex {
+  const entries: AccessEntry[] = cluster.accessEntries.map((e) => ({
+    principalArn: e.principalArn,
+    type: e.type,
+    username: e.username,
+    kubernetesGroups: [...e.kubernetesGroups],
+    createdAt: e.createdAt,
+    modifiedAt: e.modifiedAt,
+    accessPolicies: e.accessPolicies.map((p) => ({
+      policyArn: p.policyArn,
+      accessScope: p.accessScope,
+      associatedAt: p.associatedAt,
+    })),
+  }));
+  const dead = new Set<string>();
+  for (const e of cluster.accessEntries) {
+    const role = parseRoleArn(e.principalArn);
+    if (!role) continue;
+    const iam = world.iamRoles.get(role.name.toLowerCase());
+    if (!iam) continue;
+    if (iam.state === 'missing' || Date.parse(iam.createDate) > Date.parse(e.createdAt)) {
+      dead.add(principalKey(e.principalArn));
+    }
+  }
+  const awsAuth = cluster.awsAuth ? parseAwsAuth(cluster.awsAuth.data) : undefined;
+  return buildAccessIndex(cluster.authenticationMode, awsAuth, entries, { deadEntryKeys: dead });
+}
+
+export function createAccessEvaluator(world: World): AccessEvaluator {
+  return (cluster: ClusterState, node: SandboxNode): boolean | undefined => {
+    if (!node.roleArn) return undefined;
+    const identity = resolvePrincipal(accessIndexOf(world, cluster), node.roleArn);
+    switch (node.kind) {
+      case 'fargate':
+        return isWorkingFargateIdentity(identity);
+      case 'auto':
+        return checkIdentity(identity, 'auto').works;
+      case 'hybrid':
+        return checkIdentity(identity, 'hybrid').works;
+      default:
+        return isWorkingNodeIdentity(identity, node.os);
+    }
+  };
+}
+
+export interface KubeRequestTarget {
+  verb: 'get' | 'list';
+  resource: 'configmaps' | 'nodes' | 'ec2nodeclasses' | 'version';
+  namespace?: string;
+}
+
+export type KubeAccess =
+  | { kind: 'unauthenticated' }
+  | {
+      kind: 'authenticated';
+      username: string;
+      groups: string[];
+      can: (target: KubeRequestTarget) => boolean;
+    };
+
+function namespaceMatches(patterns: string[], namespace: string): boolean {
+  return patterns.some((p) =>
+    new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(namespace),
+  );
+}
+
+/** RBAC of the identity, reduced to what the monitor reads. */
+function rights(identity: ResolvedIdentity): (t: KubeRequestTarget) => boolean {
+  const groups = new Set(identity.groups);
+  const policies = identity.accessPolicies.map((p) => ({
+    name: p.policyArn.startsWith(POLICY_PREFIX) ? p.policyArn.slice(POLICY_PREFIX.length) : p.policyArn,
+    scope: p.accessScope,
+  }));
+  return (t) => {
+    if (t.resource === 'version') return true;
+    if (groups.has('system:masters') || groups.has(READERS_GROUP)) return true;
+    for (const p of policies) {
+      const clusterWide = p.scope.type === 'cluster';
+      const inNamespace =
+        t.namespace !== undefined && (clusterWide || namespaceMatches(p.scope.namespaces ?? [], t.namespace));
+      if (p.name === 'AmazonEKSClusterAdminPolicy' && (clusterWide || inNamespace)) return true;
+      if (p.name === 'AmazonEKSAdminViewPolicy' && clusterWide) return true;
+      // AmazonEKSViewPolicy / EditPolicy / AdminPolicy: namespaced objects only (no nodes, no CRDs).
+      if (
+        (p.name === 'AmazonEKSViewPolicy' ||
+          p.name === 'AmazonEKSEditPolicy' ||
+          p.name === 'AmazonEKSAdminPolicy') &&
+        t.resource === 'configmaps' &&
+        inNamespace
+      ) {
+        return true;
+      }
+    }
+    // The Node authorizer lets kubelets read nodes.
+    if (groups.has('system:nodes') && t.resource === 'nodes') return true;
+    return false;
+  };
+}
+
+export function kubeAccess(
+  world: World,
+  cluster: ClusterState,
+  principal: { arn: string; stsArn: string },
+  monitorArn: string,
+): KubeAccess {
+  if (principal.arn === monitorArn) {
+    // The cluster creator: implicit admin, not in aws-auth (like EKS's CONFIG_MAP creator).
+    return {
+      kind: 'authenticated',
+      username: 'kubernetes-admin',
+      groups: ['system:masters'],
+      can: () => true,
+    };
+  }
+  const identity = resolvePrincipal(accessIndexOf(world, cluster), principal.stsArn);
+  if (!identity) return { kind: 'unauthenticated' };
+  const username = identity.username
+    .replace('{{SessionName}}', principal.stsArn.split('/').pop() ?? '')
+    .replace('{{AccountID}}', world.accountId);
+  return { kind: 'authenticated', username, groups: identity.groups, can: rights(identity) };
+}
