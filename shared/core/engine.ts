@@ -50,7 +50,12 @@ function run(kind: RuleKind, ctx: RuleContext, trigger: Trigger): Finding[] {
   return out;
 }
 
-function toFinding(rule: Rule, d: ReturnType<Rule['evaluate']>[number], a: Analysis, trigger: Trigger): Finding {
+function toFinding(
+  rule: Rule,
+  d: ReturnType<Rule['evaluate']>[number],
+  a: Analysis,
+  trigger: Trigger,
+): Finding {
   const { fingerprintKey, ...rest } = d;
   return {
     ruleId: rule.id,
@@ -123,15 +128,25 @@ const EXPLAINED_BY_CHANGE = new Set([
  * Predict a change: simulate EKS's side effects, then report what the change causes — the
  * change rules' findings and state findings that are new after it.
  */
-export function whatIf(snapshot: ClusterSnapshot, change: Change, options: EvaluateOptions = {}): WhatIfResult {
+export function whatIf(
+  snapshot: ClusterSnapshot,
+  change: Change,
+  options: EvaluateOptions = {},
+): WhatIfResult {
   const trigger = options.trigger ?? 'whatif';
   const sim = simulateChange(snapshot, change);
   const b = analyzeSnapshot(snapshot);
   const a = analyzeSnapshot(sim.after);
   const changeFindings = run('change', ctxOf(a, options, { previous: b, change }), trigger);
   const covered = new Set(changeFindings.map((f) => principalKey(f.subject)));
-  const fresh = newIn(run('state', ctxOf(a, options), trigger), run('state', ctxOf(b, options), trigger)).filter(
-    (f) => !(EXPLAINED_BY_CHANGE.has(f.ruleId) && covered.has(principalKey(f.subject))),
-  );
-  return { change, after: sim.after, effects: sim.effects, findings: sortFindings(dedupe([...changeFindings, ...fresh])) };
+  const fresh = newIn(
+    run('state', ctxOf(a, options), trigger),
+    run('state', ctxOf(b, options), trigger),
+  ).filter((f) => !(EXPLAINED_BY_CHANGE.has(f.ruleId) && covered.has(principalKey(f.subject))));
+  return {
+    change,
+    after: sim.after,
+    effects: sim.effects,
+    findings: sortFindings(dedupe([...changeFindings, ...fresh])),
+  };
 }

@@ -21,7 +21,8 @@ export const FIRST_NODES = 10;
 
 export const TIME_TO_IMPACT_NODES =
   'new nodes fail to join at once; running nodes go NotReady within minutes (upstream defaults ≈ 1–3 min, reports ≈ 5 min)';
-export const TIME_TO_IMPACT_FARGATE = 'new Fargate pods cannot be scheduled from the next launch; running pods keep running';
+export const TIME_TO_IMPACT_FARGATE =
+  'new Fargate pods cannot be scheduled from the next launch; running pods keep running';
 
 export function blastRadiusOf(consumers: readonly RoleConsumer[], timeToImpact: string): BlastRadius {
   const nodes = consumers.flatMap((c) => c.nodes);

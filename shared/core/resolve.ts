@@ -102,7 +102,8 @@ export function accessEntryUsername(entry: AccessEntry): string {
     default: {
       const p = parseArn(entry.principalArn);
       const role = roleNameOf(entry.principalArn);
-      if (p && role !== undefined) return `arn:${p.partition}:sts::${p.account}:assumed-role/${role}/{{SessionName}}`;
+      if (p && role !== undefined)
+        return `arn:${p.partition}:sts::${p.account}:assumed-role/${role}/{{SessionName}}`;
       return entry.principalArn;
     }
   }
@@ -119,7 +120,11 @@ function fromAccessEntry(entry: AccessEntry): ResolvedIdentity {
   };
 }
 
-function fromAwsAuth(source: IdentitySource, m: RoleMapping | UserMapping, matchedBy: string): ResolvedIdentity {
+function fromAwsAuth(
+  source: IdentitySource,
+  m: RoleMapping | UserMapping,
+  matchedBy: string,
+): ResolvedIdentity {
   return {
     source,
     username: m.username,
@@ -162,7 +167,8 @@ export function resolveAccess(index: AccessIndex, arn: string): Resolution {
   const usesConfigMap = index.mode !== 'API';
   if (usesEntries) {
     const entry = index.entries.get(key);
-    if (entry && !index.deadEntryKeys.has(key)) return { state: 'resolved', identity: fromAccessEntry(entry) };
+    if (entry && !index.deadEntryKeys.has(key))
+      return { state: 'resolved', identity: fromAccessEntry(entry) };
   }
   if (usesConfigMap && !index.awsAuthUnknown) {
     const identity = resolveInAwsAuth(index, key, arn);
@@ -191,7 +197,11 @@ export type NodeRequirement = 'ec2-linux' | 'ec2-windows' | 'fargate' | 'auto' |
 export const NODE_USERNAME = 'system:node:{{EC2PrivateDNSName}}';
 export const SESSION_NODE_USERNAME = 'system:node:{{SessionName}}';
 export const NODE_GROUPS = ['system:bootstrappers', 'system:nodes'] as const;
-export const WINDOWS_NODE_GROUPS = ['system:bootstrappers', 'system:nodes', 'eks:kube-proxy-windows'] as const;
+export const WINDOWS_NODE_GROUPS = [
+  'system:bootstrappers',
+  'system:nodes',
+  'eks:kube-proxy-windows',
+] as const;
 export const FARGATE_GROUPS = ['system:bootstrappers', 'system:nodes', 'system:node-proxier'] as const;
 
 export interface IdentityCheck {
@@ -222,7 +232,9 @@ export function checkIdentity(identity: ResolvedIdentity | undefined, req: NodeR
     if (identity.accessEntryType === want) return { works: true, problems: [], degraded: [] };
     return {
       works: false,
-      problems: [`access entry of type ${identity.accessEntryType ?? 'STANDARD'}; this compute needs ${want}`],
+      problems: [
+        `access entry of type ${identity.accessEntryType ?? 'STANDARD'}; this compute needs ${want}`,
+      ],
       degraded: [],
     };
   }
@@ -256,7 +268,10 @@ export function checkIdentity(identity: ResolvedIdentity | undefined, req: NodeR
 }
 
 /** For the sandbox and callers that only need a yes/no. */
-export function isWorkingNodeIdentity(identity: ResolvedIdentity | undefined, os: 'linux' | 'windows'): boolean {
+export function isWorkingNodeIdentity(
+  identity: ResolvedIdentity | undefined,
+  os: 'linux' | 'windows',
+): boolean {
   return checkIdentity(identity, os === 'windows' ? 'ec2-windows' : 'ec2-linux').works;
 }
 

@@ -8,7 +8,13 @@ import type { RoleMapping } from './aws-auth-model.ts';
 import type { Change } from './change.ts';
 import type { AccessEntry, AuthenticationMode, ClusterSnapshot, Nodegroup } from './model.ts';
 import { principalKey, roleArnWithoutPath } from './principal.ts';
-import { FARGATE_GROUPS, NODE_GROUPS, NODE_USERNAME, SESSION_NODE_USERNAME, WINDOWS_NODE_GROUPS } from './resolve.ts';
+import {
+  FARGATE_GROUPS,
+  NODE_GROUPS,
+  NODE_USERNAME,
+  SESSION_NODE_USERNAME,
+  WINDOWS_NODE_GROUPS,
+} from './resolve.ts';
 
 export interface SimulationEffect {
   summary: string;
@@ -30,7 +36,11 @@ export class SimulationError extends Error {
 const MODE_ORDER: Record<AuthenticationMode, number> = { CONFIG_MAP: 0, API_AND_CONFIG_MAP: 1, API: 2 };
 
 /** Managed node groups other than `name` that use the role (EKS's only test before removing it). */
-export function otherManagedNodegroupsUsing(snapshot: ClusterSnapshot, name: string, roleArn: string): Nodegroup[] {
+export function otherManagedNodegroupsUsing(
+  snapshot: ClusterSnapshot,
+  name: string,
+  roleArn: string,
+): Nodegroup[] {
   if (snapshot.nodegroups.status !== 'ok') return [];
   const key = principalKey(roleArn);
   return snapshot.nodegroups.data.filter(
@@ -98,13 +108,19 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change): Simul
 
   switch (change.kind) {
     case 'delete-nodegroup': {
-      const ng = s.nodegroups.status === 'ok' ? s.nodegroups.data.find((n) => n.name === change.nodegroupName) : undefined;
+      const ng =
+        s.nodegroups.status === 'ok'
+          ? s.nodegroups.data.find((n) => n.name === change.nodegroupName)
+          : undefined;
       const roleArn = ng?.nodeRole ?? change.nodeRole;
       if (!ng && s.nodegroups.status === 'ok' && !roleArn) {
         throw new SimulationError(`no node group ${change.nodegroupName} in cluster ${s.clusterName}`);
       }
       if (s.nodegroups.status === 'ok') {
-        s.nodegroups = { status: 'ok', data: s.nodegroups.data.filter((n) => n.name !== change.nodegroupName) };
+        s.nodegroups = {
+          status: 'ok',
+          data: s.nodegroups.data.filter((n) => n.name !== change.nodegroupName),
+        };
       }
       if (s.compute.status === 'ok') {
         const before = s.compute.data.length;
@@ -112,7 +128,9 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change): Simul
           status: 'ok',
           data: s.compute.data.filter((n) => !(n.kind === 'managed' && n.nodegroup === change.nodegroupName)),
         };
-        effect(`EKS drains and terminates the ${before - s.compute.data.length} node(s) of ${change.nodegroupName}`);
+        effect(
+          `EKS drains and terminates the ${before - s.compute.data.length} node(s) of ${change.nodegroupName}`,
+        );
       }
       if (!roleArn) break;
       const others = otherManagedNodegroupsUsing(snapshot, change.nodegroupName, roleArn);
@@ -136,10 +154,13 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change): Simul
             `EKS removes ${roleArn} from aws-auth (${count} entr${count === 1 ? 'y' : 'ies'}): no other managed node group uses it — at an undocumented moment during the deletion, assume any time from now`,
           );
         } else if (s.awsAuth.status === 'ok' && !edited) {
-          effect('aws-auth mapRoles does not parse: EKS may fail the deletion with AccessDenied ("aws-auth ConfigMap … is invalid")', true);
+          effect(
+            'aws-auth mapRoles does not parse: EKS may fail the deletion with AccessDenied ("aws-auth ConfigMap … is invalid")',
+            true,
+          );
         }
       }
-      if (mode !== 'CONFIG_MAP') effect('EKS does not delete the node group\'s access entry (if one exists)');
+      if (mode !== 'CONFIG_MAP') effect("EKS does not delete the node group's access entry (if one exists)");
       break;
     }
     case 'create-nodegroup': {
@@ -158,11 +179,14 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change): Simul
           },
         ],
       };
-      if (mode !== 'API' && addAwsAuthEntry(s, {
-        rolearn: roleArnWithoutPath(change.nodeRole),
-        username: NODE_USERNAME,
-        groups: windows ? [...WINDOWS_NODE_GROUPS] : [...NODE_GROUPS],
-      })) {
+      if (
+        mode !== 'API' &&
+        addAwsAuthEntry(s, {
+          rolearn: roleArnWithoutPath(change.nodeRole),
+          username: NODE_USERNAME,
+          groups: windows ? [...WINDOWS_NODE_GROUPS] : [...NODE_GROUPS],
+        })
+      ) {
         effect(`EKS adds ${change.nodeRole} to aws-auth mapRoles`);
       }
       if (
@@ -184,14 +208,22 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change): Simul
         status: 'ok',
         data: [
           ...list,
-          { name: change.fargateProfileName, status: 'CREATING', podExecutionRoleArn: change.podExecutionRoleArn, selectors: [] },
+          {
+            name: change.fargateProfileName,
+            status: 'CREATING',
+            podExecutionRoleArn: change.podExecutionRoleArn,
+            selectors: [],
+          },
         ],
       };
-      if (mode !== 'API' && addAwsAuthEntry(s, {
-        rolearn: roleArnWithoutPath(change.podExecutionRoleArn),
-        username: SESSION_NODE_USERNAME,
-        groups: [...FARGATE_GROUPS],
-      })) {
+      if (
+        mode !== 'API' &&
+        addAwsAuthEntry(s, {
+          rolearn: roleArnWithoutPath(change.podExecutionRoleArn),
+          username: SESSION_NODE_USERNAME,
+          groups: [...FARGATE_GROUPS],
+        })
+      ) {
         effect(`EKS adds ${change.podExecutionRoleArn} to aws-auth mapRoles (system:node:{{SessionName}})`);
       }
       if (
@@ -222,14 +254,19 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change): Simul
       if (s.compute.status === 'ok') {
         s.compute = {
           status: 'ok',
-          data: s.compute.data.filter((n) => !(n.kind === 'fargate' && n.fargateProfile === change.fargateProfileName)),
+          data: s.compute.data.filter(
+            (n) => !(n.kind === 'fargate' && n.fargateProfile === change.fargateProfileName),
+          ),
         };
       }
-      effect(`Pods scheduled by ${change.fargateProfileName} are deleted; they are rescheduled only if another profile matches`);
+      effect(
+        `Pods scheduled by ${change.fargateProfileName} are deleted; they are rescheduled only if another profile matches`,
+      );
       if (!roleArn || mode === 'API') break;
       const key = principalKey(roleArn);
       const othersUse =
-        s.fargateProfiles.status === 'ok' && s.fargateProfiles.data.some((p) => principalKey(p.podExecutionRoleArn) === key);
+        s.fargateProfiles.status === 'ok' &&
+        s.fargateProfiles.data.some((p) => principalKey(p.podExecutionRoleArn) === key);
       if (!othersUse) {
         let count = 0;
         editMapRoles(s, (roles) =>
@@ -251,7 +288,10 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change): Simul
         effect('EKS rejects the call: access entries need API or API_AND_CONFIG_MAP mode');
         break;
       }
-      if (addAccessEntry(s, change.entry)) effect(`Access entry ${change.entry.type} for ${change.entry.principalArn} takes effect within seconds`);
+      if (addAccessEntry(s, change.entry))
+        effect(
+          `Access entry ${change.entry.type} for ${change.entry.principalArn} takes effect within seconds`,
+        );
       break;
     }
     case 'update-access-entry':
@@ -272,14 +312,18 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change): Simul
       let next: AccessEntry[];
       if (change.kind === 'delete-access-entry') {
         next = entries.filter((e) => e !== found);
-        effect(`The access entry for ${change.principalArn} and its ${found.accessPolicies.length} policy association(s) are deleted`);
+        effect(
+          `The access entry for ${change.principalArn} and its ${found.accessPolicies.length} policy association(s) are deleted`,
+        );
       } else if (change.kind === 'update-access-entry') {
         next = entries.map((e) =>
           e === found
             ? {
                 ...e,
                 ...(change.username !== undefined ? { username: change.username } : {}),
-                ...(change.kubernetesGroups !== undefined ? { kubernetesGroups: change.kubernetesGroups } : {}),
+                ...(change.kubernetesGroups !== undefined
+                  ? { kubernetesGroups: change.kubernetesGroups }
+                  : {}),
               }
             : e,
         );
@@ -287,13 +331,23 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change): Simul
       } else if (change.kind === 'associate-access-policy') {
         next = entries.map((e) =>
           e === found
-            ? { ...e, accessPolicies: [...e.accessPolicies.filter((p) => p.policyArn !== change.policy.policyArn), change.policy] }
+            ? {
+                ...e,
+                accessPolicies: [
+                  ...e.accessPolicies.filter((p) => p.policyArn !== change.policy.policyArn),
+                  change.policy,
+                ],
+              }
             : e,
         );
-        effect(`${change.policy.policyArn} is associated with ${change.principalArn} (${change.policy.accessScope.type} scope)`);
+        effect(
+          `${change.policy.policyArn} is associated with ${change.principalArn} (${change.policy.accessScope.type} scope)`,
+        );
       } else {
         next = entries.map((e) =>
-          e === found ? { ...e, accessPolicies: e.accessPolicies.filter((p) => p.policyArn !== change.policyArn) } : e,
+          e === found
+            ? { ...e, accessPolicies: e.accessPolicies.filter((p) => p.policyArn !== change.policyArn) }
+            : e,
         );
         effect(`${change.policyArn} is disassociated from ${change.principalArn}`);
       }
@@ -311,15 +365,23 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change): Simul
         break;
       }
       if (from === 'CONFIG_MAP' && change.mode === 'API') {
-        effect('A direct CONFIG_MAP → API switch may be rejected by EKS (unconfirmed); simulated as accepted', true);
+        effect(
+          'A direct CONFIG_MAP → API switch may be rejected by EKS (unconfirmed); simulated as accepted',
+          true,
+        );
       }
       s.cluster = { ...s.cluster, authenticationMode: change.mode };
       if (from === 'CONFIG_MAP' && s.accessEntries.status === 'absent') {
         s.accessEntries = { status: 'ok', data: [] };
-        effect('Access entries become available; existing node groups and Fargate profiles get none (back-fill unconfirmed, assumed not)', true);
+        effect(
+          'Access entries become available; existing node groups and Fargate profiles get none (back-fill unconfirmed, assumed not)',
+          true,
+        );
       }
-      if (change.mode === 'API') effect('aws-auth is ignored from now on; only access entries authenticate. This cannot be undone.');
-      else effect('Access entries take precedence over aws-auth for the same principal; aws-auth keeps working');
+      if (change.mode === 'API')
+        effect('aws-auth is ignored from now on; only access entries authenticate. This cannot be undone.');
+      else
+        effect('Access entries take precedence over aws-auth for the same principal; aws-auth keeps working');
       break;
     }
   }

@@ -1,6 +1,11 @@
 import { nodeCountOf } from '../consumers.ts';
 import { principalKey } from '../principal.ts';
-import { blastRadiusOf, nodeAccessRemediation, TIME_TO_IMPACT_FARGATE, TIME_TO_IMPACT_NODES } from '../remediation.ts';
+import {
+  blastRadiusOf,
+  nodeAccessRemediation,
+  TIME_TO_IMPACT_FARGATE,
+  TIME_TO_IMPACT_NODES,
+} from '../remediation.ts';
 import { checkIdentity } from '../resolve.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
@@ -48,10 +53,11 @@ export const accessEntryDeletionUnauthorizes: Rule = {
         subject: change.principalArn,
         fingerprintKey: 'monitor',
         title: `Deleting the access entry for ${change.principalArn} blinds eks-auth-sentinel on ${a.cluster.name}`,
-        detail: 'The monitor can no longer read aws-auth or nodes in this cluster; every later check there reports monitor/source-unavailable.',
+        detail:
+          'The monitor can no longer read aws-auth or nodes in this cluster; every later check there reports monitor/source-unavailable.',
         evidence: { monitorPrincipalArn },
         remediation: {
-          summary: 'Re-create the monitor\'s access entry (see infra/ for the grant).',
+          summary: "Re-create the monitor's access entry (see infra/ for the grant).",
           awsCli: `aws eks create-access-entry --cluster-name ${a.cluster.name} --region ${a.cluster.region} --principal-arn ${change.principalArn} --kubernetes-groups eks-auth-sentinel:readers`,
         },
       });

@@ -1,7 +1,14 @@
 import { principalKey } from '../principal.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
-const NODE_TYPES = new Set(['EC2_LINUX', 'EC2_WINDOWS', 'FARGATE_LINUX', 'HYBRID_LINUX', 'EC2', 'HYPERPOD_LINUX']);
+const NODE_TYPES = new Set([
+  'EC2_LINUX',
+  'EC2_WINDOWS',
+  'FARGATE_LINUX',
+  'HYBRID_LINUX',
+  'EC2',
+  'HYPERPOD_LINUX',
+]);
 
 export const accessEntryOrphaned: Rule = {
   id: 'access-entry/orphaned',

@@ -4,14 +4,16 @@ export const accessEntryStalePrincipal: Rule = {
   id: 'access-entry/stale-principal',
   severity: 'high',
   kinds: ['state'],
-  title: "An access entry is bound to a role that was deleted or re-created",
+  title: 'An access entry is bound to a role that was deleted or re-created',
   meaning:
     'An access entry stores the IAM role ID. If the role is deleted and re-created under the same name, the entry silently stops working; deleting the role does not delete the entry.',
   fix: 'Delete and re-create the access entry (and its policy associations) for the current role.',
   evaluate({ current: a }) {
     const out: FindingDraft[] = [];
     if (a.mode === 'CONFIG_MAP') return out;
-    for (const dead of [...a.deadEntries.values()].sort((x, y) => x.entry.principalArn.localeCompare(y.entry.principalArn))) {
+    for (const dead of [...a.deadEntries.values()].sort((x, y) =>
+      x.entry.principalArn.localeCompare(y.entry.principalArn),
+    )) {
       const { entry, role } = dead;
       const arn = entry.principalArn;
       const cluster = a.cluster;

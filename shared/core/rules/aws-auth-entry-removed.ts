@@ -14,7 +14,12 @@ function mappingsOf(p: ParsedAwsAuth): Map<string, Mapping> {
   const m = new Map<string, Mapping>();
   for (const r of p.roles) {
     const arn = r.rolearn ?? `sso:${r.sso?.accountID}/${r.sso?.permissionSetName}`;
-    m.set(`mapRoles:${arn.toLowerCase()}`, { dataKey: 'mapRoles', arn, username: r.username, groups: r.groups });
+    m.set(`mapRoles:${arn.toLowerCase()}`, {
+      dataKey: 'mapRoles',
+      arn,
+      username: r.username,
+      groups: r.groups,
+    });
   }
   for (const u of p.users) {
     m.set(`mapUsers:${u.userarn.toLowerCase()}`, {
@@ -69,7 +74,9 @@ export const awsAuthEntryRemoved: Rule = {
           : `${m.arn} was removed from aws-auth ${m.dataKey}${writer ? ` by ${writer.manager}` : ''}`,
         detail: [
           m.username !== undefined ? `It mapped to "${m.username}" ${JSON.stringify(m.groups ?? [])}.` : '',
-          writer ? `Last writer of ${m.dataKey}: ${writer.manager} (${writer.operation}${writer.time ? `, ${writer.time}` : ''}).` : '',
+          writer
+            ? `Last writer of ${m.dataKey}: ${writer.manager} (${writer.operation}${writer.time ? `, ${writer.time}` : ''}).`
+            : '',
           used
             ? `Still used by: ${[...used.nodegroups.map((n) => `node group ${n}`), ...used.fargateProfiles.map((f) => `Fargate profile ${f}`), ...used.nodeClasses.map((n) => `EC2NodeClass ${n}`)].join(', ') || `${used.nodes.length} node(s)`}.`
             : '',

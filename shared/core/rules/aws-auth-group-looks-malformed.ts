@@ -20,7 +20,9 @@ export const awsAuthGroupLooksMalformed: Rule = {
       const bad = m.groups.filter(looksMalformed);
       if (bad.length === 0) continue;
       const arn = 'userarn' in m ? m.userarn : (m.rolearn ?? `sso:${m.sso?.permissionSetName}`);
-      const fixedGroups = m.groups.flatMap((g) => (looksMalformed(g) ? g.split(/\s+-\s+|\s+/).filter(Boolean) : [g]));
+      const fixedGroups = m.groups.flatMap((g) =>
+        looksMalformed(g) ? g.split(/\s+-\s+|\s+/).filter(Boolean) : [g],
+      );
       out.push({
         severity: 'high',
         subject: arn,

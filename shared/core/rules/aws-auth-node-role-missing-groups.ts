@@ -25,7 +25,11 @@ export const awsAuthNodeRoleMissingGroups: Rule = {
           fingerprintKey: req,
           title: `Node role ${c.roleArn} is mapped without ${check.degraded.map((d) => d.split(' ')[1]).join(', ')}`,
           detail: `aws-auth ${res.identity.location?.dataKey ?? 'mapRoles'} entry ${res.identity.location?.index ?? '?'}: ${check.degraded.join('; ')}.`,
-          evidence: { username: res.identity.username, groups: res.identity.groups, degraded: check.degraded },
+          evidence: {
+            username: res.identity.username,
+            groups: res.identity.groups,
+            degraded: check.degraded,
+          },
           remediation: nodeAccessRemediation(a, c.roleArn, req),
         });
       }

@@ -39,8 +39,12 @@ export const awsAuthShadowedDuplicate: Rule = {
           .slice(0, -1)
           .map(describe)
           .join('; ')}.${differs ? ' The entries differ: what the dead ones grant is not granted.' : ''}`,
-        evidence: { entries: list.map((m) => ({ location: m.location, username: m.username, groups: m.groups })) },
-        remediation: { summary: `Remove the earlier entries for ${arn}, keeping what is meant in one entry.` },
+        evidence: {
+          entries: list.map((m) => ({ location: m.location, username: m.username, groups: m.groups })),
+        },
+        remediation: {
+          summary: `Remove the earlier entries for ${arn}, keeping what is meant in one entry.`,
+        },
       });
     }
     return out;

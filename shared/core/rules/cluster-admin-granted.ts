@@ -18,7 +18,9 @@ function adminGrants(a: Analysis): Map<string, string> {
   }
   if (a.accessEntries && a.mode !== 'CONFIG_MAP') {
     for (const e of a.accessEntries) {
-      if (e.accessPolicies.some((p) => p.policyArn.endsWith(ADMIN_POLICY) && p.accessScope.type === 'cluster')) {
+      if (
+        e.accessPolicies.some((p) => p.policyArn.endsWith(ADMIN_POLICY) && p.accessScope.type === 'cluster')
+      ) {
         grants.set(`access-entry:${e.principalArn.toLowerCase()}`, e.principalArn);
       }
     }

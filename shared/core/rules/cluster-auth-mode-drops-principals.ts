@@ -30,7 +30,8 @@ function droppedPrincipals(b: Analysis): Dropped[] {
     if (hasEntry(u.userarn)) continue;
     out.push({ arn: u.userarn, username: u.username, groups: u.groups, kind: 'user' });
   }
-  for (const acct of b.awsAuth.accounts) out.push({ arn: acct, username: '(ARN)', groups: [], kind: 'account' });
+  for (const acct of b.awsAuth.accounts)
+    out.push({ arn: acct, username: '(ARN)', groups: [], kind: 'account' });
   return out.sort((x, y) => x.arn.localeCompare(y.arn));
 }
 
@@ -102,7 +103,9 @@ export const clusterAuthModeDropsPrincipals: Rule = {
       severity: consumers.length > 0 ? 'critical' : 'high',
       subject: a.snapshot.clusterArn,
       title: `Switching ${a.cluster.name} to API mode drops ${dropped.length} aws-auth principal(s)${consumers.length ? `, including node/Fargate roles of ${consumers.reduce((n, c) => n + c.nodes.length, 0)} node(s)` : ''}`,
-      detail: dropped.map((d) => `${d.kind} ${d.arn} → "${d.username}" ${JSON.stringify(d.groups)}`).join('\n'),
+      detail: dropped
+        .map((d) => `${d.kind} ${d.arn} → "${d.username}" ${JSON.stringify(d.groups)}`)
+        .join('\n'),
       evidence: { from: b.mode, to: 'API', dropped },
       remediation: {
         summary: 'Create these access entries first, confirm access, then switch. API mode cannot be undone.',
@@ -111,7 +114,9 @@ export const clusterAuthModeDropsPrincipals: Rule = {
         notes: [
           'Groups starting with system: cannot be given to STANDARD access entries; system:masters becomes AmazonEKSClusterAdminPolicy.',
           ...(dropped.some((d) => d.kind === 'account' || d.kind === 'sso')
-            ? ['mapAccounts and SSO matchers have no access-entry equivalent: create one entry per principal.']
+            ? [
+                'mapAccounts and SSO matchers have no access-entry equivalent: create one entry per principal.',
+              ]
             : []),
         ],
       },

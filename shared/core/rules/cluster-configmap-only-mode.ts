@@ -19,10 +19,13 @@ export const clusterConfigmapOnlyMode: Rule = {
         detail: 'Node and Fargate roles depend on aws-auth alone.',
         evidence: { authenticationMode: a.mode, platformVersion: a.snapshot.cluster.platformVersion ?? null },
         remediation: {
-          summary: 'Enable access entries (one-way, aws-auth stays in effect), then move node roles to access entries.',
+          summary:
+            'Enable access entries (one-way, aws-auth stays in effect), then move node roles to access entries.',
           awsCli: `aws eks update-cluster-config --name ${name} --region ${region} --access-config authenticationMode=API_AND_CONFIG_MAP`,
           terraform: 'access_config {\n  authentication_mode = "API_AND_CONFIG_MAP"\n}',
-          notes: ['eksctl utils migrate-to-access-entry --cluster <name> plans the migration of aws-auth entries.'],
+          notes: [
+            'eksctl utils migrate-to-access-entry --cluster <name> plans the migration of aws-auth entries.',
+          ],
         },
       },
     ];

@@ -70,7 +70,16 @@ export const fargateEntryNotInIac: Rule = {
       const owner = iacOwnersOfMapRoles(b)[0];
       if (!owner) return [];
       if (change.kind === 'create-fargate-profile' && !mappedInAwsAuth(b, change.podExecutionRoleArn)) {
-        out.push(draft(a, `Fargate profile ${change.fargateProfileName}`, change.podExecutionRoleArn, 'fargate', owner, true));
+        out.push(
+          draft(
+            a,
+            `Fargate profile ${change.fargateProfileName}`,
+            change.podExecutionRoleArn,
+            'fargate',
+            owner,
+            true,
+          ),
+        );
       }
       if (change.kind === 'create-nodegroup' && !mappedInAwsAuth(b, change.nodeRole)) {
         out.push(draft(a, `node group ${change.nodegroupName}`, change.nodeRole, 'ec2-linux', owner, true));

@@ -16,7 +16,8 @@ export const fargatePodExecutionRoleUnauthorized: Rule = {
     for (const c of a.consumers.byRole.values()) {
       if (!c.requirements.has('fargate')) continue;
       const live = profiles.filter(
-        (p) => c.fargateProfiles.includes(p.name) && !p.status.startsWith('DELET') && p.status !== 'CREATE_FAILED',
+        (p) =>
+          c.fargateProfiles.includes(p.name) && !p.status.startsWith('DELET') && p.status !== 'CREATE_FAILED',
       );
       if (live.length === 0) continue;
       const res = a.resolve(c.roleArn);
@@ -31,10 +32,19 @@ export const fargatePodExecutionRoleUnauthorized: Rule = {
         severity: 'critical',
         subject: c.roleArn,
         title: `Fargate profile(s) ${live.map((p) => p.name).join(', ')}: pod execution role cannot authenticate`,
-        detail: `In ${a.mode} mode ${c.roleArn} ${res.state === 'resolved' ? `resolves through ${res.identity.source}` : 'is mapped nowhere'}: ${check.problems.join('; ')}. ${owners.length > 0 ? `mapRoles is written by ${owners.map((o) => o.manager).join(', ')}, which may have removed the entry EKS added.` : ''}`.trim(),
+        detail:
+          `In ${a.mode} mode ${c.roleArn} ${res.state === 'resolved' ? `resolves through ${res.identity.source}` : 'is mapped nowhere'}: ${check.problems.join('; ')}. ${owners.length > 0 ? `mapRoles is written by ${owners.map((o) => o.manager).join(', ')}, which may have removed the entry EKS added.` : ''}`.trim(),
         evidence: { mode: a.mode, problems: check.problems, mapRolesManagers: owners },
         blastRadius: blastRadiusOf(
-          [{ ...c, nodes: fargateNodes, nodegroups: [], nodeClasses: [], fargateProfiles: live.map((p) => p.name) }],
+          [
+            {
+              ...c,
+              nodes: fargateNodes,
+              nodegroups: [],
+              nodeClasses: [],
+              fargateProfiles: live.map((p) => p.name),
+            },
+          ],
           TIME_TO_IMPACT_FARGATE,
         ),
         remediation: nodeAccessRemediation(a, c.roleArn, 'fargate'),

@@ -33,7 +33,8 @@ export const monitorSourceUnavailable: Rule = {
     ];
     for (const [name, src] of sources) {
       if (!src || src.status !== 'error') continue;
-      const irrelevant = (name === 'awsAuth' && a.mode === 'API') || (name === 'accessEntries' && a.mode === 'CONFIG_MAP');
+      const irrelevant =
+        (name === 'awsAuth' && a.mode === 'API') || (name === 'accessEntries' && a.mode === 'CONFIG_MAP');
       const severity: Severity = irrelevant ? 'low' : 'high';
       out.push({
         severity,
@@ -42,7 +43,8 @@ export const monitorSourceUnavailable: Rule = {
         detail: `${src.error ?? 'read failed'}${irrelevant ? ` (not used for authentication in ${a.mode} mode)` : ''}`,
         evidence: { source: name, error: src.error ?? null },
         remediation: {
-          summary: 'Restore the monitor\'s read access; see infra/iam/monitor-read-policy.json and infra/kubernetes/monitor-clusterrole.yaml.',
+          summary:
+            "Restore the monitor's read access; see infra/iam/monitor-read-policy.json and infra/kubernetes/monitor-clusterrole.yaml.",
         },
       });
     }

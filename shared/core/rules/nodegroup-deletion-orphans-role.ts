@@ -15,9 +15,10 @@ export const nodegroupDeletionOrphansRole: Rule = {
   fix: 'Before deleting, create an EC2_LINUX access entry for the role (API_AND_CONFIG_MAP/API), or re-add the aws-auth mapping right after EKS removes it and keep it in IaC.',
   evaluate({ current: a, previous: b, change }) {
     if (change?.kind !== 'delete-nodegroup' || !b) return [];
-    const ng = b.snapshot.nodegroups.status === 'ok'
-      ? b.snapshot.nodegroups.data.find((n) => n.name === change.nodegroupName)
-      : undefined;
+    const ng =
+      b.snapshot.nodegroups.status === 'ok'
+        ? b.snapshot.nodegroups.data.find((n) => n.name === change.nodegroupName)
+        : undefined;
     const roleArn = ng?.nodeRole ?? change.nodeRole;
     if (!roleArn) return [];
     if (otherManagedNodegroupsUsing(b.snapshot, change.nodegroupName, roleArn).length > 0) return [];
@@ -25,15 +26,24 @@ export const nodegroupDeletionOrphansRole: Rule = {
     const left = a.consumers.byRole.get(key);
     if (!left) return [];
     const reqs = [...left.requirements].filter((r) => r !== 'fargate').sort();
-    if (reqs.length === 0 || (left.nodes.length === 0 && left.nodeClasses.length === 0 && left.nodegroups.length === 0)) return [];
+    if (
+      reqs.length === 0 ||
+      (left.nodes.length === 0 && left.nodeClasses.length === 0 && left.nodegroups.length === 0)
+    )
+      return [];
     const before = b.resolve(roleArn);
     const after = a.resolve(roleArn);
     if (after.state === 'unknown' || before.state === 'unknown') return [];
     const beforeIdentity = before.state === 'resolved' ? before.identity : undefined;
     const afterIdentity = after.state === 'resolved' ? after.identity : undefined;
-    const failing = reqs.filter((r) => checkIdentity(beforeIdentity, r).works && !checkIdentity(afterIdentity, r).works);
+    const failing = reqs.filter(
+      (r) => checkIdentity(beforeIdentity, r).works && !checkIdentity(afterIdentity, r).works,
+    );
     const wasMappedInAwsAuth = !!b.awsAuth?.roles.some((r) => r.rolearn?.toLowerCase() === key);
-    const radius = blastRadiusOf([{ ...left, nodes: left.nodes.filter((n) => n.kind !== 'fargate') }], TIME_TO_IMPACT_NODES);
+    const radius = blastRadiusOf(
+      [{ ...left, nodes: left.nodes.filter((n) => n.kind !== 'fargate') }],
+      TIME_TO_IMPACT_NODES,
+    );
     const who = [
       ...left.nodeClasses.map((n) => `Karpenter EC2NodeClass ${n}`),
       ...left.nodegroups.map((n) => `node group ${n}`),
@@ -75,7 +85,11 @@ export const nodegroupDeletionOrphansRole: Rule = {
         fingerprintKey: change.nodegroupName,
         title: `Deleting node group ${change.nodegroupName} removes ${roleArn} from aws-auth; its ${afterIdentity.accessEntryType} access entry keeps ${nodeCountOf(left)} node(s) working`,
         detail: `In ${a.mode} mode the access entry takes precedence, and EKS does not delete it with the node group. Do not delete that entry while ${who.join(', ') || 'nodes'} use the role.`,
-        evidence: { nodegroup: change.nodegroupName, nodeRole: roleArn, accessEntryType: afterIdentity.accessEntryType },
+        evidence: {
+          nodegroup: change.nodegroupName,
+          nodeRole: roleArn,
+          accessEntryType: afterIdentity.accessEntryType,
+        },
         blastRadius: { ...radius, timeToImpact: 'none while the access entry exists' },
       },
     ];

@@ -36,7 +36,9 @@ export const nodesRoleUnauthorized: Rule = {
             : `Compute configured with ${c.roleArn} cannot authenticate as a node`,
         detail: [
           `In ${a.mode} mode the role ${res.state === 'resolved' ? `resolves through ${res.identity.source} (${res.identity.matchedBy})` : 'is mapped nowhere'}: ${why.join('; ')}.`,
-          count > 0 ? 'Running nodes lose access to the API server and new nodes cannot register.' : 'New nodes launched with it cannot register.',
+          count > 0
+            ? 'Running nodes lose access to the API server and new nodes cannot register.'
+            : 'New nodes launched with it cannot register.',
         ].join(' '),
         evidence: {
           mode: a.mode,
