@@ -4,7 +4,14 @@
  * Pure; imports nothing but core types.
  */
 import type { SimulationEffect } from '../engine.ts';
-import { type ClusterRef, type Finding, SEVERITIES, type Severity, severityRank } from '../model.ts';
+import {
+  type ClusterRef,
+  type Finding,
+  type Remediation,
+  SEVERITIES,
+  type Severity,
+  severityRank,
+} from '../model.ts';
 
 export interface RenderOptions {
   /** A heading for the report; a default one is used when absent. */
@@ -223,10 +230,26 @@ export function clusterLabel(c: ClusterRef): string {
   return `${oneLine(c.name)} (account ${oneLine(c.accountId)}, region ${oneLine(c.region)})`;
 }
 
-/** `12: ip-10-0-1-1, i-0abc (+10 more)` */
-export function nodesLabel(nodeCount: number, firstNodes: readonly string[]): string {
+/** `12: ip-10-0-1-1, i-0abc (+10 more)`, each name shown with `show`. */
+export function nodesLabel(
+  nodeCount: number,
+  firstNodes: readonly string[],
+  show: (name: string) => string,
+): string {
   const names = firstNodes.map(oneLine).filter((n) => n.length > 0);
   if (names.length === 0) return String(nodeCount);
   const more = nodeCount - names.length;
-  return `${nodeCount}: ${names.join(', ')}${more > 0 ? ` (+${more} more)` : ''}`;
+  return `${nodeCount}: ${names.map(show).join(', ')}${more > 0 ? ` (+${more} more)` : ''}`;
+}
+
+/** The remediation's code, in the order shown: label, body, fence language. Empty ones left out. */
+export function fixCode(r: Remediation): Array<{ label: string; code: string; language: string }> {
+  const all = [
+    { label: 'AWS CLI', code: r.awsCli, language: 'sh' },
+    { label: 'Terraform', code: r.terraform, language: 'hcl' },
+    { label: 'aws-auth YAML', code: r.awsAuthYaml, language: 'yaml' },
+  ];
+  return all.flatMap(({ label, code, language }) =>
+    code === undefined || code.trim().length === 0 ? [] : [{ label, code, language }],
+  );
 }

@@ -11,6 +11,8 @@ import {
   DEFAULT_MAX_CHARS,
   DEFAULT_TITLE,
   fitBlocks,
+  fixCode,
+  nodesLabel,
   omittedLine,
   oneLine,
   type RenderOptions,
@@ -73,12 +75,6 @@ function renderFindingBlock(f: Finding): string {
   if (f.detail.trim().length > 0) parts.push(prose(f.detail));
   const br = f.blastRadius;
   if (br !== undefined) {
-    const names = br.firstNodes.filter((n) => oneLine(n).length > 0);
-    const more = br.nodeCount - names.length;
-    const nodes =
-      names.length === 0
-        ? String(br.nodeCount)
-        : `${br.nodeCount}: ${list(names)}${more > 0 ? ` (+${more} more)` : ''}`;
     const lines = [
       '**Blast radius**',
       '',
@@ -86,21 +82,17 @@ function renderFindingBlock(f: Finding): string {
       `- Fargate profiles: ${list(br.fargateProfiles)}`,
     ];
     if (br.nodeClasses.length > 0) lines.push(`- Node classes: ${list(br.nodeClasses)}`);
-    lines.push(`- Nodes: ${nodes}`, `- Time to impact: ${escapeMarkdown(oneLine(br.timeToImpact)) || '—'}`);
+    lines.push(
+      `- Nodes: ${nodesLabel(br.nodeCount, br.firstNodes, inlineCode)}`,
+      `- Time to impact: ${escapeMarkdown(oneLine(br.timeToImpact)) || '—'}`,
+    );
     parts.push(lines.join('\n'));
   }
   const r = f.remediation;
   if (r !== undefined) {
     parts.push(`**Fix:** ${prose(r.summary)}`);
-    const code: Array<[string, string | undefined, string]> = [
-      ['AWS CLI', r.awsCli, 'sh'],
-      ['Terraform', r.terraform, 'hcl'],
-      ['aws-auth YAML', r.awsAuthYaml, 'yaml'],
-    ];
-    for (const [label, body, language] of code) {
-      if (body === undefined || body.trim().length === 0) continue;
-      parts.push(`${label}:`, codeBlock(body, language).trimEnd());
-    }
+    for (const { label, code, language } of fixCode(r))
+      parts.push(`${label}:`, codeBlock(code, language).trimEnd());
     if (r.notes !== undefined && r.notes.length > 0) {
       parts.push(`Notes:\n\n${r.notes.map((n) => `- ${prose(n).replace(/\n/g, '\n  ')}`).join('\n')}`);
     }

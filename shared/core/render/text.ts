@@ -13,6 +13,7 @@ import {
   DEFAULT_TITLE,
   defuseFence,
   fitBlocks,
+  fixCode,
   nodesLabel,
   omittedLine,
   oneLine,
@@ -68,7 +69,13 @@ function renderFindingBlock(f: Finding, color: boolean): string {
     lines.push(field('node groups', list(br.nodegroups), '    '));
     lines.push(field('Fargate profiles', list(br.fargateProfiles), '    '));
     if (br.nodeClasses.length > 0) lines.push(field('node classes', list(br.nodeClasses), '    '));
-    lines.push(field('nodes', nodesLabel(br.nodeCount, br.firstNodes), '    '));
+    lines.push(
+      field(
+        'nodes',
+        nodesLabel(br.nodeCount, br.firstNodes, (n) => n),
+        '    ',
+      ),
+    );
     lines.push(field('time to impact', oneLine(br.timeToImpact) || '—', '    '));
   }
   let text = `${lines.join('\n')}\n`;
@@ -76,15 +83,8 @@ function renderFindingBlock(f: Finding, color: boolean): string {
   if (r !== undefined) {
     text += '\n  Fix\n';
     text += `${wrap(r.summary.trim(), WIDTH, '    ').join('\n')}\n`;
-    const code: Array<[string, string | undefined, string]> = [
-      ['AWS CLI', r.awsCli, 'sh'],
-      ['Terraform', r.terraform, 'hcl'],
-      ['aws-auth YAML', r.awsAuthYaml, 'yaml'],
-    ];
-    for (const [label, body, language] of code) {
-      if (body === undefined || body.trim().length === 0) continue;
-      text += `\n    ${label}:\n${codeBlock(body, language)}`;
-    }
+    for (const { label, code, language } of fixCode(r))
+      text += `\n    ${label}:\n${codeBlock(code, language)}`;
     if (r.notes !== undefined && r.notes.length > 0) {
       text += '\n    Notes:\n';
       for (const note of r.notes) {
