@@ -16,6 +16,8 @@ import {
   CoreV1Api,
   CustomObjectsApi,
   KubeConfig,
+  Observable,
+  type ObservableMiddleware,
   type RequestContext,
   type ResponseContext,
   type V1ConfigMap,
@@ -157,7 +159,7 @@ export function toKubernetesApiError(
   if (isAbort(error)) {
     return new KubernetesApiError(`${where}: timed out`, { ...base, code: 'timeout' });
   }
-  const detail = networkCode ?? (error instanceof Error ? error.name : 'error');
+  const detail = networkCode ?? (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
   return new KubernetesApiError(`${where}: could not reach the API server (${detail})`, {
     ...base,
     code: networkCode === 'ETIMEDOUT' ? 'timeout' : 'unavailable',
@@ -278,25 +280,19 @@ export function createKubeReader(options: KubeReaderOptions): KubeReader {
     return kc;
   }
 
-  /**
-   * Per-request timeout (the client has none of its own), as a promise middleware. The 1.x
-   * typings of the object API declare observable middleware, but the object API hands its
-   * options to the promise API, which wraps them as promise middleware (gen/types/PromiseAPI.js
-   * `wrapOptions`): hence the one cast.
-   */
-  const timeoutOptions = (): ConfigurationOptions =>
-    ({
-      middleware: [
-        {
-          pre: async (context: RequestContext) => {
-            context.setSignal(AbortSignal.timeout(requestTimeoutMs));
-            return context;
-          },
-          post: async (response: ResponseContext) => response,
+  /** Per-request timeout: the client has none of its own. Object-API options take observable middleware. */
+  const timeoutOptions = (): ConfigurationOptions<ObservableMiddleware> => ({
+    middleware: [
+      {
+        pre: (context: RequestContext) => {
+          context.setSignal(AbortSignal.timeout(requestTimeoutMs));
+          return new Observable(Promise.resolve(context));
         },
-      ],
-      middlewareMergeStrategy: 'append' as const,
-    }) as unknown as ConfigurationOptions;
+        post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
+      },
+    ],
+    middlewareMergeStrategy: 'append',
+  });
 
   async function run<R>(
     cluster: KubeClusterRef,

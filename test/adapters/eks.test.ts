@@ -10,10 +10,10 @@ const REGION = 'eu-west-1';
 const ACCT = '111122223333';
 
 /** Scenario a in API_AND_CONFIG_MAP with 150 more STANDARD entries (pagination beyond 100). */
-function manyEntries(): ClusterSnapshot {
+function manyEntries(count = 150): ClusterSnapshot {
   const seed = structuredClone(loadScenario('a-karpenter-shares-role-api-and-config-map-with-entry'));
   if (seed.accessEntries.status !== 'ok') throw new Error('seed has no access entries');
-  const extra: AccessEntry[] = Array.from({ length: 150 }, (_, i) => ({
+  const extra: AccessEntry[] = Array.from({ length: count }, (_, i) => ({
     principalArn: `arn:aws:iam::${ACCT}:role/team-${String(i).padStart(3, '0')}`,
     type: 'STANDARD',
     kubernetesGroups: ['viewers'],
@@ -172,17 +172,18 @@ describe('EksReader against the sandbox', () => {
 });
 
 describe('EksReader under an EKS rate limit', () => {
-  it('reads 152 access entries (≈ 300 calls) at 80 calls/s with adaptive retry, no call lost', async () => {
-    const sandbox = await startSandbox({ clusters: [{ snapshot: manyEntries() }], eksCallsPerSecond: 80 });
+  it('reads 62 access entries (≈ 125 calls) at 15 calls/s: throttled, retried, nothing lost', async () => {
+    const sandbox = await startSandbox({ clusters: [{ snapshot: manyEntries(60) }], eksCallsPerSecond: 15 });
     try {
       const r = createEksReader(
         createAwsClients(
           REGION,
-          clientOptions(sandbox, { retryMode: 'adaptive', maxAttempts: 8, callBudgetMs: 60_000 }),
+          clientOptions(sandbox, { retryMode: 'adaptive', maxAttempts: 10, callBudgetMs: 60_000 }),
         ),
+        { concurrency: 8 },
       );
       const entries = await r.accessEntries('prod');
-      expect(entries.found && entries.value.length).toBe(152);
+      expect(entries.found && entries.value.length).toBe(62);
       expect(callsOf(sandbox, 'eks').some((c) => c.status === 429)).toBe(true);
     } finally {
       await sandbox.close();
