@@ -66,6 +66,9 @@ export async function runDemo(args: DemoArgs, io: CliIo): Promise<number> {
           simulations.push(whatIf(snapshot, resolved.change, { trigger: 'whatif' }));
       }
     }
+    if (name.startsWith('e-') && snapshot.cluster.authenticationMode !== 'API') {
+      simulations.push(whatIf(snapshot, { kind: 'set-auth-mode', mode: 'API' }, { trigger: 'whatif' }));
+    }
     all.push(...assessed, ...simulations.flatMap((s) => s.findings));
 
     if (args.format === 'json') {
@@ -94,7 +97,8 @@ export async function runDemo(args: DemoArgs, io: CliIo): Promise<number> {
             cluster,
             change: describeChange(s.change),
             effects: s.effects,
-            compact: true,
+            // a predicted outage is shown whole: who loses access and the fix to paste
+            compact: !s.findings.some((f) => f.severity === 'critical'),
           }),
         ),
       ),

@@ -457,7 +457,13 @@ describe('runCli with the engine (scenarios)', () => {
     expect(code).toBe(0);
     expect(out).toContain('=== Scenario a-karpenter-shares-last-nodegroup-role — cluster prod');
     expect(out).toContain('=== Scenario healthy-api-mode — cluster prod');
-    expect(out).toMatch(/What-if: delete node group general — 1 finding \(1 critical\)/);
+    // a predicted outage is shown whole, with who loses access and the fix
+    expect(out).toMatch(
+      /What if: delete node group general[\s\S]*CRITICAL {2}nodegroup\/deletion-orphans-role/,
+    );
+    expect(out).toContain('ip-10-0-45-17.eu-west-1.compute.internal');
+    expect(out).toContain('aws eks create-access-entry');
+    expect(out).toMatch(/What-if: switch authentication mode to API — 1 finding \(1 high\)/);
   });
 
   it('demo exits 1 with --fail-on critical, since some scenarios have critical findings', async () => {
