@@ -674,6 +674,7 @@ function createNodegroup(
     modifiedAt: now,
   };
   c.nodegroups.push(ng);
+  const created = { ...ng };
   world.ensureRole(nodeRole);
   world.log(`${c.name}: CreateNodegroup ${name} (role ${nodeRole})`);
   world.later(deps.sideEffectDelayMs, () => {
@@ -713,7 +714,7 @@ function createNodegroup(
     world.log(`${c.name}: node group ${name} ACTIVE with ${count} node(s)`);
     c.changed();
   });
-  return { ...ng };
+  return created;
 }
 
 function deleteNodegroup(deps: EksServiceDeps, c: ClusterState, ng: SandboxNodegroup): SandboxNodegroup {
@@ -808,6 +809,7 @@ function createFargateProfile(
     createdAt: isoNow(),
   };
   c.fargateProfiles.push(p);
+  const created = { ...p };
   world.ensureRole(role);
   world.log(`${c.name}: CreateFargateProfile ${name} (role ${role})`);
   world.later(deps.sideEffectDelayMs, () => {
@@ -825,7 +827,7 @@ function createFargateProfile(
     world.log(`${c.name}: Fargate profile ${name} ACTIVE`);
     c.changed();
   });
-  return { ...p };
+  return created;
 }
 
 function deleteFargateProfile(
