@@ -85,7 +85,24 @@ describe('captureSnapshot against the sandbox (scenario a)', () => {
   });
 
   it('captures what the sandbox was seeded with: roles, mode, node kinds and counts', async () => {
+    const mark = sandbox.calls.length;
     const snapshot = await captureSnapshot(deps, target());
+    const calls: Record<string, number> = {};
+    for (const c of sandbox.calls.slice(mark))
+      calls[`${c.service}:${c.operation}`] = (calls[`${c.service}:${c.operation}`] ?? 0) + 1;
+    // The whole cost of one capture of this cluster (CONFIG_MAP: no access-entry calls).
+    expect(calls).toEqual({
+      'eks:DescribeCluster': 1,
+      'eks:ListNodegroups': 1,
+      'eks:DescribeNodegroup': 1,
+      'eks:ListFargateProfiles': 1,
+      'ec2:DescribeInstances': 3,
+      'iam:GetInstanceProfile': 1,
+      'iam:GetRole': 2,
+      'kube:GetConfigMap': 1,
+      'kube:ListNodes': 1,
+      'kube:ListEC2NodeClasses': 1,
+    });
     expect(essentials(snapshot)).toEqual(essentials(seed));
     expect(snapshot.accessEntries).toEqual({ status: 'absent', reason: expect.stringMatching(/CONFIG_MAP/) });
     if (snapshot.compute.status !== 'ok') throw new Error(snapshot.compute.status);
@@ -294,5 +311,35 @@ describe('captureSnapshot of several clusters', () => {
     sandbox.cluster('alpha').remove();
     const error = await run.catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'AwsApiError', code: 'not-found', cluster: 'alpha' });
+  });
+});
+
+describe('captureSnapshot of a large cluster', () => {
+  it('pages nodes beyond 500 and joins every one to its instance', async () => {
+    const seed = structuredClone(loadScenario('a-karpenter-shares-last-nodegroup-role'));
+    if (seed.compute.status !== 'ok') throw new Error('seed compute');
+    for (let i = 0; i < 520; i++) {
+      seed.compute.data.push({
+        kind: 'karpenter',
+        id: `i-${(0x100000000000 + i).toString(16).padStart(17, '0')}`,
+        nodeName: `ip-10-1-${Math.floor(i / 250)}-${i % 250}.eu-west-1.compute.internal`,
+        roleArn: NODE_ROLE,
+        nodePool: 'default',
+        nodeClass: 'default',
+        os: 'linux',
+        ready: 'True',
+      });
+    }
+    const sandbox = await startSandbox({ clusters: [{ snapshot: seed }] });
+    try {
+      const snapshot = await captureSnapshot(sandboxDeps(sandbox), target());
+      if (snapshot.compute.status !== 'ok') throw new Error(snapshot.compute.status);
+      expect(snapshot.compute.data).toHaveLength(525);
+      expect(snapshot.compute.data.every((c) => c.nodeName !== undefined && c.ready === 'True')).toBe(true);
+      expect(callsOf(sandbox, 'kube', 'ListNodes')).toHaveLength(2);
+      expect(callsOf(sandbox, 'iam', 'GetInstanceProfile')).toHaveLength(1);
+    } finally {
+      await sandbox.close();
+    }
   });
 });

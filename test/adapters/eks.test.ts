@@ -190,3 +190,24 @@ describe('EksReader under an EKS rate limit', () => {
     }
   });
 });
+
+describe('EksReader call budget', () => {
+  it('aborts a call that exceeds its total time budget with a `timeout` error', async () => {
+    const sandbox = await startSandbox({
+      clusters: [{ snapshot: loadScenario('a-karpenter-shares-last-nodegroup-role') }],
+      latencyMs: 1_000,
+    });
+    try {
+      const r = createEksReader(createAwsClients(REGION, clientOptions(sandbox, { callBudgetMs: 100 })));
+      const error = await r.describeCluster('prod').catch((e: unknown) => e);
+      expect(error).toMatchObject({
+        name: 'AwsApiError',
+        code: 'timeout',
+        operation: 'DescribeCluster',
+        cluster: 'prod',
+      });
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
