@@ -156,16 +156,19 @@ export function mergeCompute(inputs: ComputeInputs): ComputeNode[] {
     }
     const osLabel = labels[LABEL_OS];
     const os = instance?.os ?? (osLabel === 'windows' || osLabel === 'linux' ? osLabel : undefined);
-    const node_: ComputeNode = { kind, id: instance?.instanceId ?? node?.instanceId ?? node?.name ?? '' };
-    if (node !== undefined) node_.nodeName = node.name;
-    if (roleArn !== undefined && roleArn !== '') node_.roleArn = roleArn;
-    if (kind === 'managed' && nodegroup !== undefined) node_.nodegroup = nodegroup;
-    if (kind === 'karpenter' && nodePool !== undefined) node_.nodePool = nodePool;
-    if (kind === 'karpenter' && nodeClass !== undefined) node_.nodeClass = nodeClass;
-    if (fargateProfile !== undefined) node_.fargateProfile = fargateProfile;
-    if (os !== undefined) node_.os = os;
-    if (node?.ready !== undefined) node_.ready = node.ready;
-    return node_;
+    const computeNode: ComputeNode = {
+      kind,
+      id: instance?.instanceId ?? node?.instanceId ?? node?.name ?? '',
+    };
+    if (node !== undefined) computeNode.nodeName = node.name;
+    if (roleArn !== undefined && roleArn !== '') computeNode.roleArn = roleArn;
+    if (kind === 'managed' && nodegroup !== undefined) computeNode.nodegroup = nodegroup;
+    if (kind === 'karpenter' && nodePool !== undefined) computeNode.nodePool = nodePool;
+    if (kind === 'karpenter' && nodeClass !== undefined) computeNode.nodeClass = nodeClass;
+    if (fargateProfile !== undefined) computeNode.fargateProfile = fargateProfile;
+    if (os !== undefined) computeNode.os = os;
+    if (node?.ready !== undefined) computeNode.ready = node.ready;
+    return computeNode;
   };
 
   const out: ComputeNode[] = [];

@@ -4,6 +4,7 @@ import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { CollectionError } from '../../shared/adapters/errors.ts';
 import { captureSnapshot, captureSnapshots, listClusters } from '../../shared/app/capture-snapshot.ts';
 import type { ClusterSnapshot, ComputeNode } from '../../shared/core/model.ts';
+import { validateSnapshot } from '../../shared/core/snapshot-schema.ts';
 import type { CaptureDeps } from '../../shared/ports.ts';
 import { callsOf, loadScenario, sandboxDeps } from './sandbox-helpers.ts';
 
@@ -103,6 +104,7 @@ describe('captureSnapshot against the sandbox (scenario a)', () => {
       'kube:ListNodes': 1,
       'kube:ListEC2NodeClasses': 1,
     });
+    expect(validateSnapshot(JSON.parse(JSON.stringify(snapshot)))).toMatchObject({ ok: true });
     expect(essentials(snapshot)).toEqual(essentials(seed));
     expect(snapshot.accessEntries).toEqual({ status: 'absent', reason: expect.stringMatching(/CONFIG_MAP/) });
     if (snapshot.compute.status !== 'ok') throw new Error(snapshot.compute.status);
@@ -120,6 +122,7 @@ describe('captureSnapshot against the sandbox (scenario a)', () => {
       code: 'ServerException',
     });
     const snapshot = await captureSnapshot(deps, target());
+    expect(validateSnapshot(JSON.parse(JSON.stringify(snapshot)))).toMatchObject({ ok: true });
     expect(snapshot.nodegroups).toEqual({
       status: 'error',
       error: expect.stringMatching(/ListNodegroups for cluster prod/),
