@@ -70,6 +70,12 @@ export interface AwsAuthIssue {
   lost: string;
 }
 
+/**
+ * missing: key absent. empty: skippable (`""`, `''`, two backticks, blank) or YAML null/comment only.
+ * ok: a list was decoded (some entries may still have been dropped). failed: the authenticator
+ * errors on the key as a whole and keeps nothing of it (for a mapAccounts decode error part-way
+ * through the list, only the items before it).
+ */
 export type KeyStatus = 'missing' | 'empty' | 'ok' | 'failed';
 
 export interface ParsedAwsAuth {

@@ -111,8 +111,11 @@ function isSkippable(data: string): boolean {
   return t === '' || t === '``' || t === '""' || t === "''";
 }
 
+const NON_ASCII = /[^\t-~]|[\u007f]/u;
+
 /** Go `encoding/json` field-name folding (Go ≥ 1.21 `foldName`), restricted to what can reach ASCII. */
 function goFold(s: string): string {
+  if (!NON_ASCII.test(s)) return s.toUpperCase();
   let out = '';
   for (const ch of s) {
     const cp = ch.codePointAt(0) ?? 0;
@@ -130,11 +133,14 @@ function matchField<F extends string>(key: string, fields: readonly F[]): F | un
   const exact = fields.find((f) => f === key);
   if (exact !== undefined) return exact;
   const folded = goFold(key);
-  return fields.find((f) => goFold(f) === folded);
+  return fields.find((f) => f.toUpperCase() === folded);
 }
+
+const HAS_SURROGATE = /[\ud800-\udfff]/;
 
 /** Byte-wise (UTF-8) string order, as Go's `json.Marshal` sorts map keys. */
 function compareCodePoints(a: string, b: string): number {
+  if (!HAS_SURROGATE.test(a) && !HAS_SURROGATE.test(b)) return a < b ? -1 : a > b ? 1 : 0;
   const ia = a[Symbol.iterator]();
   const ib = b[Symbol.iterator]();
   for (;;) {
@@ -589,7 +595,7 @@ class GoYamlDecoder {
         // str, timestamp (kept as text when decoding into interface{}), other tags.
         const end = Array.isArray(node.range) ? node.range[1] : pos;
         const dashFold =
-          node.type === 'PLAIN' && /\n[ \t]*- /.test(this.text.slice(pos, end)) && text.includes(' - ');
+          node.type === 'PLAIN' && text.includes(' - ') && /\n[ \t]*- /.test(this.text.slice(pos, end));
         return { t: 'str', v: r.tag === 'str' ? r.v : text, pos, dashFold };
       }
     }
@@ -1496,6 +1502,8 @@ const BASE60_FLOAT = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
 /** Whether libyaml's emitter accepts `s` as a plain scalar in block context (`yaml_emitter_analyze_scalar`). */
 function blockPlainAllowed(s: string): boolean {
   if (s === '' || s.startsWith('---') || s.startsWith('...')) return false;
+  // Fast path: the usual ARN/username/group text.
+  if (/^[A-Za-z0-9][A-Za-z0-9/_.@=+-]*$/.test(s)) return true;
   const chars = [...s];
   if (chars[0] === ' ' || chars[chars.length - 1] === ' ') return false;
   const blank = (c: string | undefined) =>
@@ -1524,27 +1532,28 @@ function singleQuotedAllowed(s: string): boolean {
   return true;
 }
 
+const NAMED_ESCAPES = new Map<number, string>([
+  [0x00, '\\0'],
+  [0x07, '\\a'],
+  [0x08, '\\b'],
+  [0x09, '\\t'],
+  [0x0a, '\\n'],
+  [0x0b, '\\v'],
+  [0x0c, '\\f'],
+  [0x0d, '\\r'],
+  [0x1b, '\\e'],
+  [0x22, '\\"'],
+  [0x5c, '\\\\'],
+  [0x85, '\\N'],
+  [0x2028, '\\L'],
+  [0x2029, '\\P'],
+]);
+
 function doubleQuoted(s: string): string {
   let out = '"';
   for (const c of s) {
     const cp = c.codePointAt(0) ?? 0;
-    const named: Record<number, string> = {
-      0: '\\0',
-      7: '\\a',
-      8: '\\b',
-      9: '\\t',
-      10: '\\n',
-      11: '\\v',
-      12: '\\f',
-      13: '\\r',
-      27: '\\e',
-      34: '\\"',
-      92: '\\\\',
-      133: '\\N',
-      8232: '\\L',
-      8233: '\\P',
-    };
-    const esc = named[cp];
+    const esc = NAMED_ESCAPES.get(cp);
     if (esc !== undefined) out += esc;
     else if (isYamlPrintable(cp)) out += c;
     else if (cp <= 0xff) out += `\\x${cp.toString(16).toUpperCase().padStart(2, '0')}`;
