@@ -90,8 +90,7 @@ export function verifyEksToken(
     return bad('X-Amz-Date parameter is expired (15 minute expiration)');
   if (signedAt > now + 5 * 60_000) return bad('X-Amz-Date parameter is in the future');
   const scope = parseCredential(lower.get('x-amz-credential') ?? '');
-  if (!scope || scope.service !== 'sts' || !longDate.startsWith(scope.date))
-    return bad('invalid X-Amz-Credential');
+  if (scope?.service !== 'sts' || !longDate.startsWith(scope.date)) return bad('invalid X-Amz-Credential');
   const signature = lower.get('x-amz-signature') ?? '';
   const secret = lookupSecret(scope.accessKeyId);
   if (secret === undefined) return bad('the security token included in the request is invalid');

@@ -273,3 +273,71 @@ describe('sandbox node readiness', () => {
     expect(s.cluster('prod').nodes.filter((n) => n.ready === 'Unknown')).toHaveLength(1);
   });
 });
+
+describe('sandbox Kubernetes API: faults, access entries, removal', () => {
+  it('injects Kubernetes faults per operation as Status objects', async () => {
+    const s = await start();
+    const token = await eksToken('prod', s.credentials);
+    s.faults.inject({ service: 'kube', operation: 'ListNodes', cluster: 'prod', status: 403, times: 1 });
+    const denied = await httpsGet(`${s.cluster('prod').endpoint}/api/v1/nodes`, s.caPem, token);
+    expect(denied.status).toBe(403);
+    expect(denied.body).toMatchObject({ kind: 'Status', reason: 'Forbidden', code: 403 });
+    expect((await httpsGet(`${s.cluster('prod').endpoint}/api/v1/nodes`, s.caPem, token)).status).toBe(200);
+    expect(
+      s.calls.filter((c) => c.service === 'kube' && c.operation === 'ListNodes').map((c) => c.status),
+    ).toEqual([403, 200]);
+  });
+
+  it('authorizes access-entry principals by their access policies', async () => {
+    const s = await start();
+    const cluster = s.cluster('prod');
+    cluster.accessEntries.push({
+      principalArn: s.principals.outsider,
+      type: 'STANDARD',
+      username: 'viewer',
+      kubernetesGroups: [],
+      accessEntryArn:
+        'arn:aws:eks:eu-west-1:111122223333:access-entry/prod/role/111122223333/sandbox-outsider/x',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      modifiedAt: '2026-01-01T00:00:00.000Z',
+      tags: {},
+      accessPolicies: [
+        {
+          policyArn: 'arn:aws:eks::aws:cluster-access-policy/AmazonEKSViewPolicy',
+          accessScope: { type: 'namespace', namespaces: ['kube-*'] },
+          associatedAt: '2026-01-01T00:00:00.000Z',
+          modifiedAt: '2026-01-01T00:00:00.000Z',
+        },
+      ],
+    });
+    cluster.changed();
+    const token = await eksToken('prod', s.outsiderCredentials);
+    expect((await httpsGet(`${cluster.endpoint}${AWS_AUTH}`, s.caPem, token)).status).toBe(200);
+    // AmazonEKSViewPolicy has no nodes permission (facts §4.2)
+    expect((await httpsGet(`${cluster.endpoint}/api/v1/nodes`, s.caPem, token)).status).toBe(403);
+  });
+
+  it('turns nodes Ready again when access returns', async () => {
+    const s = await start({ notReadyDelayMs: 30 });
+    const cluster = s.cluster('prod');
+    const original = cluster.awsAuth?.data ?? {};
+    cluster.deleteAwsAuth();
+    const fargate = cluster.nodes.find((n) => n.kind === 'fargate');
+    expect(await waitFor(() => fargate?.ready === 'Unknown')).toBe(true);
+    cluster.putAwsAuth(original);
+    expect(fargate?.ready).toBe('True');
+  });
+
+  it('refuses connections once the cluster is removed', async () => {
+    const s = await start();
+    const endpoint = s.cluster('prod').endpoint;
+    const token = await eksToken('prod', s.credentials);
+    expect((await httpsGet(`${endpoint}/version`, s.caPem, token)).status).toBe(200);
+    s.cluster('prod').remove();
+    // a kept-alive socket may first see a hang-up; a new connection is refused
+    await expect(httpsGet(`${endpoint}/version`, s.caPem, token)).rejects.toBeInstanceOf(Error);
+    await expect(httpsGet(`${endpoint}/version`, s.caPem, token)).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
+  });
+});
