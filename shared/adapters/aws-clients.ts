@@ -1,5 +1,7 @@
 /**
- * AWS SDK clients for one Region, with the monitor's retry and time budget.
+ * Configuration shared by the AWS SDK clients of the adapters: retry and time budget.
+ * Each service module builds its own client (`createEksClient` in eks.ts, …) so that a bundle
+ * that needs only EKS (the event path) never pulls in the EC2 client (TOOLING: ~1.5 MB, ~190 ms).
  *
  * Endpoints: the SDK itself honours `AWS_ENDPOINT_URL_EKS`, `AWS_ENDPOINT_URL_EC2`,
  * `AWS_ENDPOINT_URL_IAM` and `AWS_ENDPOINT_URL` (checked in @smithy/core
@@ -11,10 +13,6 @@
  * for the N+1 describe calls — facts §4.4, trap 15) with `maxAttempts`; each call also gets a
  * total time budget through an AbortSignal (`send`), which bounds the retries as a whole.
  */
-import { EC2Client } from '@aws-sdk/client-ec2';
-import { EKSClient } from '@aws-sdk/client-eks';
-import { IAMClient } from '@aws-sdk/client-iam';
-
 export interface StaticCredentials {
   accessKeyId: string;
   secretAccessKey: string;
@@ -45,12 +43,11 @@ export interface AwsClientOptions {
   callBudgetMs?: number;
 }
 
-export interface AwsClients {
+/** One SDK client with its Region and per-call time budget. */
+export interface AwsClient<C> {
   region: string;
-  eks: EKSClient;
-  ec2: EC2Client;
-  iam: IAMClient;
-  /** Total time budget per call, to pass to `send`. */
+  client: C;
+  /** Total time budget per call, to pass to `send` through `budgetOptions`. */
   callBudgetMs: number;
 }
 
@@ -58,7 +55,8 @@ export const DEFAULT_MAX_ATTEMPTS = 5;
 export const DEFAULT_CALL_BUDGET_MS = 30_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
-function commonConfig(region: string, options: AwsClientOptions, endpoint: string | undefined) {
+/** Constructor options of any SDK v3 client: Region, retry, timeouts, credentials, endpoint. */
+export function sdkClientConfig(region: string, options: AwsClientOptions, endpoint: string | undefined) {
   return {
     region,
     maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
@@ -72,26 +70,20 @@ function commonConfig(region: string, options: AwsClientOptions, endpoint: strin
   };
 }
 
-export function createAwsClients(region: string, options: AwsClientOptions = {}): AwsClients {
-  return {
-    region,
-    eks: new EKSClient(commonConfig(region, options, options.endpoints?.eks)),
-    ec2: new EC2Client(commonConfig(region, options, options.endpoints?.ec2)),
-    iam: new IAMClient(commonConfig(region, options, options.endpoints?.iam)),
-    callBudgetMs: options.callBudgetMs ?? DEFAULT_CALL_BUDGET_MS,
-  };
+export function callBudgetOf(options: AwsClientOptions): number {
+  return options.callBudgetMs ?? DEFAULT_CALL_BUDGET_MS;
 }
 
-/** Clients per Region, created once and reused (the Lambda keeps them warm across invocations). */
-export function createAwsClientFactory(options: AwsClientOptions = {}): (region: string) => AwsClients {
-  const byRegion = new Map<string, AwsClients>();
+/** Memoizes a per-Region factory (the Lambda keeps clients warm across invocations). */
+export function perRegion<T>(create: (region: string) => T): (region: string) => T {
+  const byRegion = new Map<string, T>();
   return (region) => {
-    let clients = byRegion.get(region);
-    if (clients === undefined) {
-      clients = createAwsClients(region, options);
-      byRegion.set(region, clients);
+    let value = byRegion.get(region);
+    if (value === undefined) {
+      value = create(region);
+      byRegion.set(region, value);
     }
-    return clients;
+    return value;
   };
 }
 

@@ -6,9 +6,15 @@
  *   - `tag:eks:cluster-name = <name>` (managed node groups)
  *   - `tag:eks:eks-cluster-name = <name>` (Karpenter, restricted tag)
  */
-import { DescribeInstancesCommand, type EC2Client, type Filter, type Instance } from '@aws-sdk/client-ec2';
+import { DescribeInstancesCommand, EC2Client, type Filter, type Instance } from '@aws-sdk/client-ec2';
 import type { Ec2Instance, Ec2InstanceKind, Ec2Reader } from '../ports.ts';
-import { type AwsClients, budgetOptions } from './aws-clients.ts';
+import {
+  type AwsClient,
+  type AwsClientOptions,
+  budgetOptions,
+  callBudgetOf,
+  sdkClientConfig,
+} from './aws-clients.ts';
 import { toAwsApiError } from './errors.ts';
 import { dropUndefined } from './util.ts';
 
@@ -54,8 +60,16 @@ export function toEc2Instance(instance: Instance): Ec2Instance | undefined {
   });
 }
 
-export function createEc2Reader(clients: AwsClients): Ec2Reader {
-  const client: EC2Client = clients.ec2;
+export function createEc2Client(region: string, options: AwsClientOptions = {}): AwsClient<EC2Client> {
+  return {
+    region,
+    client: new EC2Client(sdkClientConfig(region, options, options.endpoints?.ec2)),
+    callBudgetMs: callBudgetOf(options),
+  };
+}
+
+export function createEc2Reader(ec2: AwsClient<EC2Client>): Ec2Reader {
+  const { client } = ec2;
 
   async function query(clusterName: string, filters: Filter[]): Promise<Instance[]> {
     const all: Instance[] = [];
@@ -70,7 +84,7 @@ export function createEc2Reader(clients: AwsClients): Ec2Reader {
               NextToken: nextToken,
             }),
           ),
-          budgetOptions(clients.callBudgetMs),
+          budgetOptions(ec2.callBudgetMs),
         );
         for (const reservation of output.Reservations ?? []) all.push(...(reservation.Instances ?? []));
         nextToken = output.NextToken === '' ? undefined : output.NextToken;
@@ -82,7 +96,7 @@ export function createEc2Reader(clients: AwsClients): Ec2Reader {
   }
 
   return {
-    region: clients.region,
+    region: ec2.region,
     async instancesOfCluster(clusterName) {
       const pages = await Promise.all(
         clusterTagFilters(clusterName).map((filters) => query(clusterName, filters)),

@@ -8,7 +8,7 @@ import {
   DescribeClusterCommand,
   DescribeFargateProfileCommand,
   DescribeNodegroupCommand,
-  type EKSClient,
+  EKSClient,
   ListAccessEntriesCommand,
   ListAssociatedAccessPoliciesCommand,
   ListClustersCommand,
@@ -30,7 +30,13 @@ import {
   type Nodegroup,
 } from '../core/model.ts';
 import type { ClusterDescription, EksReader, Lookup } from '../ports.ts';
-import { type AwsClients, budgetOptions } from './aws-clients.ts';
+import {
+  type AwsClient,
+  type AwsClientOptions,
+  budgetOptions,
+  callBudgetOf,
+  sdkClientConfig,
+} from './aws-clients.ts';
 import { mapLimit } from './concurrency.ts';
 import { AwsApiError, isAwsError, toAwsApiError } from './errors.ts';
 import { dropUndefined, isoTime } from './util.ts';
@@ -54,8 +60,16 @@ type EksCommand =
   | DescribeAccessEntryCommand
   | ListAssociatedAccessPoliciesCommand;
 
-export function createEksReader(clients: AwsClients, options: EksReaderOptions = {}): EksReader {
-  const client: EKSClient = clients.eks;
+export function createEksClient(region: string, options: AwsClientOptions = {}): AwsClient<EKSClient> {
+  return {
+    region,
+    client: new EKSClient(sdkClientConfig(region, options, options.endpoints?.eks)),
+    callBudgetMs: callBudgetOf(options),
+  };
+}
+
+export function createEksReader(eks: AwsClient<EKSClient>, options: EksReaderOptions = {}): EksReader {
+  const { client } = eks;
   const concurrency = options.concurrency ?? DEFAULT_DESCRIBE_CONCURRENCY;
 
   async function call<O>(
@@ -66,7 +80,7 @@ export function createEksReader(clients: AwsClients, options: EksReaderOptions =
   ): Promise<O> {
     try {
       // biome-ignore lint/suspicious/noExplicitAny: one send for a union of commands; the caller names O.
-      return (await client.send(command as any, budgetOptions(clients.callBudgetMs))) as O;
+      return (await client.send(command as any, budgetOptions(eks.callBudgetMs))) as O;
     } catch (error) {
       throw toAwsApiError(error, {
         service: 'eks',
@@ -138,7 +152,7 @@ export function createEksReader(clients: AwsClients, options: EksReaderOptions =
   }
 
   return {
-    region: clients.region,
+    region: eks.region,
 
     listClusters() {
       return listAll(

@@ -4,10 +4,16 @@
  * how long an answer is trusted), and GetRole → IamRole (role ID and create date, for the
  * "role re-created under the same name" rule, facts §1.2, trap 17).
  */
-import { GetInstanceProfileCommand, GetRoleCommand, type IAMClient } from '@aws-sdk/client-iam';
+import { GetInstanceProfileCommand, GetRoleCommand, IAMClient } from '@aws-sdk/client-iam';
 import type { IamRole } from '../core/model.ts';
 import type { IamReader, Lookup } from '../ports.ts';
-import { type AwsClients, budgetOptions } from './aws-clients.ts';
+import {
+  type AwsClient,
+  type AwsClientOptions,
+  budgetOptions,
+  callBudgetOf,
+  sdkClientConfig,
+} from './aws-clients.ts';
 import { AwsApiError, isAwsError, toAwsApiError } from './errors.ts';
 import { dropUndefined, isoTime } from './util.ts';
 
@@ -28,8 +34,17 @@ export function iamNameOf(arnOrName: string, resourceType: 'role' | 'instance-pr
   return segments[segments.length - 1] ?? arnOrName;
 }
 
-export function createIamReader(clients: AwsClients, options: IamReaderOptions = {}): IamReader {
-  const client: IAMClient = clients.iam;
+/** IAM is global: one client (default Region us-east-1, the `aws` partition's signing Region). */
+export function createIamClient(region = 'us-east-1', options: AwsClientOptions = {}): AwsClient<IAMClient> {
+  return {
+    region,
+    client: new IAMClient(sdkClientConfig(region, options, options.endpoints?.iam)),
+    callBudgetMs: callBudgetOf(options),
+  };
+}
+
+export function createIamReader(iam: AwsClient<IAMClient>, options: IamReaderOptions = {}): IamReader {
+  const { client } = iam;
   const ttlMs = options.ttlMs ?? 5 * 60_000;
   const now = options.now ?? Date.now;
   const profileCache = new Map<string, { at: number; value: Promise<Lookup<string>> }>();
@@ -39,7 +54,7 @@ export function createIamReader(clients: AwsClients, options: IamReaderOptions =
     try {
       const output = await client.send(
         new GetInstanceProfileCommand({ InstanceProfileName: name }),
-        budgetOptions(clients.callBudgetMs),
+        budgetOptions(iam.callBudgetMs),
       );
       const roles = output.InstanceProfile?.Roles ?? [];
       const arn = roles[0]?.Arn;
@@ -69,7 +84,7 @@ export function createIamReader(clients: AwsClients, options: IamReaderOptions =
       try {
         const output = await client.send(
           new GetRoleCommand({ RoleName: name }),
-          budgetOptions(clients.callBudgetMs),
+          budgetOptions(iam.callBudgetMs),
         );
         const role = output.Role;
         if (role === undefined) {

@@ -4,10 +4,10 @@
  * token provider and Kubernetes reader.
  */
 import type { CaptureDeps, Clock } from '../ports.ts';
-import { type AwsClientOptions, createAwsClientFactory } from './aws-clients.ts';
-import { createEc2Reader } from './ec2.ts';
-import { createEksReader, type EksReaderOptions } from './eks.ts';
-import { createIamReader } from './iam.ts';
+import { type AwsClientOptions, perRegion } from './aws-clients.ts';
+import { createEc2Client, createEc2Reader } from './ec2.ts';
+import { createEksClient, createEksReader, type EksReaderOptions } from './eks.ts';
+import { createIamClient, createIamReader } from './iam.ts';
 import { createEksTokenProvider } from './kube-token.ts';
 import { createKubeReader, type KubeReaderOptions } from './kubernetes.ts';
 
@@ -22,30 +22,13 @@ export interface LiveDepsOptions extends AwsClientOptions {
 export const systemClock: Clock = { now: () => new Date() };
 
 export function createLiveCaptureDeps(options: LiveDepsOptions = {}): CaptureDeps {
-  const clientsFor = createAwsClientFactory(options);
-  const eksReaders = new Map<string, ReturnType<typeof createEksReader>>();
-  const ec2Readers = new Map<string, ReturnType<typeof createEc2Reader>>();
   const tokens = createEksTokenProvider(
     options.credentials === undefined ? {} : { credentials: options.credentials },
   );
   return {
-    eks(region) {
-      let reader = eksReaders.get(region);
-      if (reader === undefined) {
-        reader = createEksReader(clientsFor(region), options.eks);
-        eksReaders.set(region, reader);
-      }
-      return reader;
-    },
-    ec2(region) {
-      let reader = ec2Readers.get(region);
-      if (reader === undefined) {
-        reader = createEc2Reader(clientsFor(region));
-        ec2Readers.set(region, reader);
-      }
-      return reader;
-    },
-    iam: createIamReader(clientsFor(options.iamRegion ?? 'us-east-1')),
+    eks: perRegion((region) => createEksReader(createEksClient(region, options), options.eks)),
+    ec2: perRegion((region) => createEc2Reader(createEc2Client(region, options))),
+    iam: createIamReader(createIamClient(options.iamRegion, options)),
     kube: createKubeReader({ ...options.kube, tokens }),
     clock: options.clock ?? systemClock,
   };

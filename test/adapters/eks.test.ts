@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
-import { createAwsClients } from '../../shared/adapters/aws-clients.ts';
-import { createEksReader } from '../../shared/adapters/eks.ts';
+import { createEksClient, createEksReader } from '../../shared/adapters/eks.ts';
 import { AwsApiError } from '../../shared/adapters/errors.ts';
 import type { AccessEntry, ClusterSnapshot } from '../../shared/core/model.ts';
 import { callsOf, clientOptions, loadScenario } from './sandbox-helpers.ts';
@@ -37,7 +36,7 @@ describe('EksReader against the sandbox', () => {
   beforeEach(() => sandbox.faults.clear());
 
   const reader = (overrides = {}) =>
-    createEksReader(createAwsClients(REGION, clientOptions(sandbox, overrides)));
+    createEksReader(createEksClient(REGION, clientOptions(sandbox, overrides)));
 
   it('describes the cluster: ARN, mode and CA', async () => {
     const cluster = await reader().describeCluster('prod');
@@ -155,7 +154,7 @@ describe('EksReader against the sandbox', () => {
 
   it('rejects unknown credentials as unauthorized', async () => {
     const r = createEksReader(
-      createAwsClients(
+      createEksClient(
         REGION,
         clientOptions(sandbox, { credentials: { accessKeyId: 'AKIANOTKNOWN', secretAccessKey: 'x' } }),
       ),
@@ -166,7 +165,7 @@ describe('EksReader against the sandbox', () => {
   it('lists the clusters of the Region', async () => {
     expect((await reader().listClusters()).sort()).toEqual(['legacy', 'prod']);
     expect(
-      await createEksReader(createAwsClients('us-west-2', clientOptions(sandbox))).listClusters(),
+      await createEksReader(createEksClient('us-west-2', clientOptions(sandbox))).listClusters(),
     ).toEqual([]);
   });
 });
@@ -176,7 +175,7 @@ describe('EksReader under an EKS rate limit', () => {
     const sandbox = await startSandbox({ clusters: [{ snapshot: manyEntries(60) }], eksCallsPerSecond: 15 });
     try {
       const r = createEksReader(
-        createAwsClients(
+        createEksClient(
           REGION,
           clientOptions(sandbox, { retryMode: 'adaptive', maxAttempts: 10, callBudgetMs: 60_000 }),
         ),
@@ -198,7 +197,7 @@ describe('EksReader call budget', () => {
       latencyMs: 1_000,
     });
     try {
-      const r = createEksReader(createAwsClients(REGION, clientOptions(sandbox, { callBudgetMs: 100 })));
+      const r = createEksReader(createEksClient(REGION, clientOptions(sandbox, { callBudgetMs: 100 })));
       const error = await r.describeCluster('prod').catch((e: unknown) => e);
       expect(error).toMatchObject({
         name: 'AwsApiError',
