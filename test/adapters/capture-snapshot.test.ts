@@ -199,6 +199,10 @@ describe('captureSnapshot of an API-mode cluster', () => {
     try {
       const full = await captureSnapshot(sandboxDeps(sandbox), target());
       expect(full.awsAuth).toEqual({ status: 'absent', reason: expect.stringMatching(/404/) });
+      expect(full.karpenterNodeClasses).toEqual({
+        status: 'absent',
+        reason: expect.stringMatching(/Karpenter is not installed/),
+      });
       expect(full.accessEntries.status).toBe('ok');
 
       // The monitor given only AmazonEKSViewPolicy on kube-system (trap 16): aws-auth yes, nodes no.
@@ -341,6 +345,37 @@ describe('captureSnapshot of a large cluster', () => {
       expect(snapshot.compute.data.every((c) => c.nodeName !== undefined && c.ready === 'True')).toBe(true);
       expect(callsOf(sandbox, 'kube', 'ListNodes')).toHaveLength(2);
       expect(callsOf(sandbox, 'iam', 'GetInstanceProfile')).toHaveLength(1);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
+
+describe('captureSnapshot: IAM resolution', () => {
+  it('resolves a node class by instance profile and reports a deleted role as missing', async () => {
+    const seed = structuredClone(loadScenario('a-karpenter-shares-last-nodegroup-role'));
+    if (seed.karpenterNodeClasses?.status !== 'ok') throw new Error('seed node classes');
+    seed.karpenterNodeClasses.data.push({
+      name: 'private',
+      instanceProfile: 'prod-node-role-instance-profile',
+    });
+    const sandbox = await startSandbox({ clusters: [{ snapshot: seed }] });
+    try {
+      const admin = sandbox.iamRoles.get('platform-admin');
+      if (admin === undefined) throw new Error('no platform-admin role in the sandbox');
+      admin.state = 'missing';
+      const snapshot = await captureSnapshot(sandboxDeps(sandbox), target());
+      expect(snapshot.karpenterNodeClasses).toEqual({
+        status: 'ok',
+        data: expect.arrayContaining([
+          { name: 'default', role: 'prod-node-role', roleArn: NODE_ROLE },
+          { name: 'private', instanceProfile: 'prod-node-role-instance-profile', roleArn: NODE_ROLE },
+        ]),
+      });
+      expect(snapshot.iamRoles.status === 'ok' && snapshot.iamRoles.data).toContainEqual({
+        arn: `arn:aws:iam::${ACCT}:role/platform-admin`,
+        state: 'missing',
+      });
     } finally {
       await sandbox.close();
     }
