@@ -1,0 +1,202 @@
+/**
+ * The alert lifecycle (DESIGN §7), pure: one record per finding fingerprint.
+ *   open → notify; severity up → notify again; gone → one "resolved" notice; unchanged → silent.
+ * Notices wait in the record per channel until a send succeeds, so a failed send is retried on
+ * the next run and nothing is lost silently.
+ *
+ * What may resolve is bounded by what was evaluated:
+ *   - a full state evaluation (schedule, follow-up) resolves state findings that are gone —
+ *     but never while a source of that cluster was unreadable: "could not read" is not "fixed";
+ *   - a change evaluation (CloudTrail event) only opens or escalates;
+ *   - findings of a change (what-if rules) resolve when the change has settled (`settled`).
+ */
+import type { ClusterRef, Finding, Severity } from './model.ts';
+import { severityRank } from './model.ts';
+import { RULES } from './rules/registry.ts';
+
+export type Channel = 'sns' | 'slack';
+export const CHANNELS: readonly Channel[] = ['sns', 'slack'];
+
+export type NoticeKind = 'opened' | 'escalated' | 'resolved';
+
+export interface Notice {
+  kind: NoticeKind;
+  finding: Finding;
+  /** When the notice was planned (ISO). */
+  at: string;
+}
+
+export interface PendingNotice extends Notice {
+  attempts: number;
+  lastError?: string;
+}
+
+export interface AlertRecord {
+  fingerprint: string;
+  cluster: ClusterRef;
+  ruleId: string;
+  /** `state` findings come from evaluating a snapshot; `change` findings from a predicted change. */
+  origin: 'state' | 'change';
+  status: 'open' | 'resolved';
+  severity: Severity;
+  finding: Finding;
+  firstSeen: string;
+  lastSeen: string;
+  /** Notices not yet delivered, per channel. */
+  pending: Partial<Record<Channel, PendingNotice[]>>;
+}
+
+export type EvaluationScope =
+  /** Every state rule ran on a fresh snapshot of the cluster. */
+  | { kind: 'state' }
+  /** Only the findings of a change (event / what-if); nothing may resolve. */
+  | { kind: 'change' }
+  /** A follow-up found the change settled: its change findings resolve. */
+  | { kind: 'settled'; fingerprints: readonly string[] };
+
+export interface ChannelPolicy {
+  /** The least severity this channel is told about. Resolved notices follow the opening. */
+  minSeverity: Severity;
+}
+
+export interface LifecycleInput {
+  records: readonly AlertRecord[];
+  findings: readonly Finding[];
+  scope: EvaluationScope;
+  now: string;
+  channels: Partial<Record<Channel, ChannelPolicy>>;
+}
+
+export interface LifecycleResult {
+  /** Records to store (changed or not); resolved records with nothing pending may be dropped. */
+  records: AlertRecord[];
+  /** Notices to send now, per channel: earlier pending ones first. */
+  outbox: Record<Channel, PendingNotice[]>;
+}
+
+const CHANGE_RULES = new Set(
+  RULES.filter((r) => r.kinds.includes('change') && !r.kinds.includes('state')).map((r) => r.id),
+);
+
+export function originOf(f: Finding): 'state' | 'change' {
+  return CHANGE_RULES.has(f.ruleId) ? 'change' : 'state';
+}
+
+/** A blind cluster cannot prove anything fixed. */
+function blind(findings: readonly Finding[]): boolean {
+  return findings.some((f) => f.ruleId === 'monitor/source-unavailable' && f.severity !== 'low');
+}
+
+function enqueue(
+  record: AlertRecord,
+  kind: NoticeKind,
+  finding: Finding,
+  now: string,
+  channels: LifecycleInput['channels'],
+): void {
+  for (const channel of CHANNELS) {
+    const policy = channels[channel];
+    if (!policy) continue;
+    // A resolved notice goes wherever the opening went: judge it by the severity it had.
+    const severity = kind === 'resolved' ? record.severity : finding.severity;
+    if (severityRank(severity) < severityRank(policy.minSeverity)) continue;
+    const list = record.pending[channel] ?? [];
+    list.push({ kind, finding, at: now, attempts: 0 });
+    record.pending[channel] = list;
+  }
+}
+
+export function planAlerts(input: LifecycleInput): LifecycleResult {
+  const { scope, now, channels } = input;
+  const byPrint = new Map(input.records.map((r) => [r.fingerprint, structuredClone(r)] as const));
+  const seen = new Set<string>();
+
+  for (const finding of input.findings) {
+    seen.add(finding.fingerprint);
+    const record = byPrint.get(finding.fingerprint);
+    if (!record || record.status === 'resolved') {
+      const fresh: AlertRecord = record ?? {
+        fingerprint: finding.fingerprint,
+        cluster: finding.cluster,
+        ruleId: finding.ruleId,
+        origin: originOf(finding),
+        status: 'open',
+        severity: finding.severity,
+        finding,
+        firstSeen: now,
+        lastSeen: now,
+        pending: {},
+      };
+      Object.assign(fresh, { status: 'open', severity: finding.severity, finding, lastSeen: now });
+      enqueue(fresh, 'opened', finding, now, channels);
+      byPrint.set(finding.fingerprint, fresh);
+      continue;
+    }
+    const escalated = severityRank(finding.severity) > severityRank(record.severity);
+    record.lastSeen = now;
+    record.finding = finding;
+    if (escalated) {
+      record.severity = finding.severity;
+      enqueue(record, 'escalated', finding, now, channels);
+    }
+  }
+
+  const mayResolve = (r: AlertRecord): boolean => {
+    if (r.status !== 'open' || seen.has(r.fingerprint)) return false;
+    if (scope.kind === 'settled') return r.origin === 'change' && scope.fingerprints.includes(r.fingerprint);
+    if (scope.kind === 'state') return r.origin === 'state' && !blind(input.findings);
+    return false;
+  };
+  for (const r of byPrint.values()) {
+    if (!mayResolve(r)) continue;
+    r.status = 'resolved';
+    r.lastSeen = now;
+    enqueue(r, 'resolved', r.finding, now, channels);
+  }
+
+  const outbox: Record<Channel, PendingNotice[]> = { sns: [], slack: [] };
+  const records = [...byPrint.values()].sort((a, b) => a.fingerprint.localeCompare(b.fingerprint));
+  for (const r of records) {
+    for (const channel of CHANNELS) outbox[channel].push(...(r.pending[channel] ?? []));
+  }
+  for (const channel of CHANNELS) outbox[channel].sort((a, b) => a.at.localeCompare(b.at));
+  return { records, outbox };
+}
+
+/**
+ * After sending: drop what was delivered, keep what failed with its attempt count and error.
+ * `delivered` holds the notices (by identity within the outbox) a channel accepted.
+ */
+export function settleDeliveries(
+  records: readonly AlertRecord[],
+  results: Partial<Record<Channel, { delivered: ReadonlySet<PendingNotice>; error?: string }>>,
+  outbox: Record<Channel, PendingNotice[]>,
+): AlertRecord[] {
+  const keyOf = (n: Notice) => `${n.kind}\u0000${n.finding.fingerprint}\u0000${n.at}`;
+  const next = records.map((r) => structuredClone(r));
+  for (const channel of CHANNELS) {
+    const result = results[channel];
+    if (!result) continue;
+    const done = new Set([...result.delivered].map(keyOf));
+    const tried = new Set(outbox[channel].map(keyOf));
+    for (const r of next) {
+      const list = r.pending[channel];
+      if (!list) continue;
+      const left = list
+        .filter((n) => !done.has(keyOf(n)))
+        .map((n) =>
+          tried.has(keyOf(n))
+            ? { ...n, attempts: n.attempts + 1, ...(result.error ? { lastError: result.error } : {}) }
+            : n,
+        );
+      if (left.length > 0) r.pending[channel] = left;
+      else delete r.pending[channel];
+    }
+  }
+  return next;
+}
+
+/** Resolved records with nothing left to deliver need not be kept. */
+export function isSpent(r: AlertRecord): boolean {
+  return r.status === 'resolved' && CHANNELS.every((c) => !r.pending[c]?.length);
+}
