@@ -364,20 +364,20 @@ export function createKubeReader(options: KubeReaderOptions): KubeReader {
 
     async nodes(cluster) {
       const request: KubeRequest = { verb: 'list', resource: 'nodes', label: 'list nodes' };
-      const nodes: KubeNode[] = [];
-      let continueToken: string | undefined;
-      const seen = new Set<string>();
-      do {
-        const token = continueToken;
-        const page: V1NodeList = await run(cluster, request, (kc) =>
-          kc
-            .makeApiClient(CoreV1Api)
-            .listNode(dropUndefined({ limit: NODE_PAGE_SIZE, _continue: token }), timeoutOptions()),
-        );
-        nodes.push(...page.items.map(toKubeNode));
-        continueToken = page.metadata?._continue === '' ? undefined : page.metadata?._continue;
-        if (continueToken !== undefined) {
-          if (seen.has(continueToken)) {
+      const listAll = async (): Promise<KubeNode[]> => {
+        const nodes: KubeNode[] = [];
+        let continueToken: string | undefined;
+        const seen = new Set<string>();
+        do {
+          const token = continueToken;
+          const page: V1NodeList = await run(cluster, request, (kc) =>
+            kc
+              .makeApiClient(CoreV1Api)
+              .listNode(dropUndefined({ limit: NODE_PAGE_SIZE, _continue: token }), timeoutOptions()),
+          );
+          nodes.push(...page.items.map(toKubeNode));
+          continueToken = page.metadata?._continue === '' ? undefined : page.metadata?._continue;
+          if (continueToken !== undefined && seen.has(continueToken)) {
             throw new KubernetesApiError(
               `list nodes on cluster ${cluster.clusterName}: repeated continue token`,
               {
@@ -390,10 +390,17 @@ export function createKubeReader(options: KubeReaderOptions): KubeReader {
               },
             );
           }
-          seen.add(continueToken);
-        }
-      } while (continueToken !== undefined);
-      return nodes;
+          if (continueToken !== undefined) seen.add(continueToken);
+        } while (continueToken !== undefined);
+        return nodes;
+      };
+      try {
+        return await listAll();
+      } catch (error) {
+        // 410 Gone: the continue token expired (etcd compaction) — the list restarts once, from the top.
+        if (error instanceof KubernetesApiError && error.httpStatus === 410) return listAll();
+        throw error;
+      }
     },
 
     async ec2NodeClasses(cluster): Promise<Lookup<Ec2NodeClassSpec[]>> {

@@ -133,6 +133,12 @@ describe('captureSnapshot against the sandbox (scenario a)', () => {
     expect(snapshot.karpenterNodeClasses?.status).toBe('ok');
   });
 
+  it('restarts the node list once when its continue token has expired (410)', async () => {
+    sandbox.faults.inject({ service: 'kube', operation: 'ListNodes', status: 410, code: 'Expired', times: 1 });
+    const snapshot = await captureSnapshot(deps, target());
+    expect(snapshot.compute.status === 'ok' && snapshot.compute.data.every((c) => c.ready === 'True')).toBe(true);
+  });
+
   it('retries a throttled Kubernetes list and still reads Ready', async () => {
     sandbox.faults.inject({ service: 'kube', operation: 'ListNodes', status: 429, times: 2 });
     const snapshot = await captureSnapshot(deps, target());
