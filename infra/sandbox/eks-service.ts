@@ -616,7 +616,8 @@ function ensureNodeAccessEntry(c: ClusterState, roleArn: string, type: AccessEnt
     principalArn: roleArn,
     type,
     username: defaultUsername(type, roleArn),
-    kubernetesGroups: [],
+    // What DescribeAccessEntry shows for EKS-created node entries (EKS Workshop; facts §1.2).
+    kubernetesGroups: type === 'FARGATE_LINUX' ? [] : ['system:nodes'],
     accessEntryArn: accessEntryArn(c.region, c.accountId, c.name, roleArn),
     createdAt: now,
     modifiedAt: now,

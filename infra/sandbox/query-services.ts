@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { decodeToken, encodeToken, parseRoleArn, xmlEscape } from './ids.ts';
 import { type Incoming, type Principal, type Runtime, readIncoming, requestId, send } from './runtime.ts';
 import { parseQuery, type QueryParams, verifyRequest } from './sigv4.ts';
-import type { SandboxNode, SandboxService } from './types.ts';
+import type { SandboxNode, SandboxService, SnsRecord } from './types.ts';
 import { type ClusterState, instanceProfileOfNode } from './world.ts';
 
 class QueryError extends Error {
@@ -60,7 +60,11 @@ export interface QueryHandlerContext {
   reqId: string;
 }
 
-type Handler = (ctx: QueryHandlerContext) => { body: string; cluster?: string };
+type Handler = (ctx: QueryHandlerContext) => {
+  body: string;
+  cluster?: string;
+  json?: Record<string, unknown>;
+};
 
 export function createQueryServer(runtime: Runtime, service: QueryService): Server {
   const handlers: Record<string, Handler> =
@@ -87,14 +91,32 @@ async function handleQuery(
   res: ServerResponse,
 ): Promise<void> {
   const incoming = await readIncoming(req);
-  const params = queryParams(incoming);
-  const action = one(params, 'Action') ?? 'Unknown';
+  // SNS also speaks AWS JSON 1.0 (X-Amz-Target: SNS_20100331.<Action>): map it onto query parameters.
+  const json = jsonRequest(service, incoming);
+  const params = json?.params ?? queryParams(incoming);
+  const action = json?.action ?? one(params, 'Action') ?? 'Unknown';
   const reqId = requestId();
   const reply = (status: number, body: string, cluster?: string): void => {
     runtime.record(service, action, cluster, status);
-    send(res, status, 'text/xml', body, { 'x-amzn-requestid': reqId });
+    send(res, status, json ? 'application/x-amz-json-1.0' : 'text/xml', body, { 'x-amzn-requestid': reqId });
   };
-  const fail = (e: QueryError): void => reply(e.status, errorXml(service, e.code, e.message, reqId));
+  const fail = (e: QueryError): void => {
+    if (json) {
+      runtime.record(service, action, undefined, e.status);
+      send(
+        res,
+        e.status,
+        'application/x-amz-json-1.0',
+        JSON.stringify({ __type: e.code, message: e.message }),
+        {
+          'x-amzn-requestid': reqId,
+          'x-amzn-query-error': `${e.code};Sender`,
+        },
+      );
+      return;
+    }
+    reply(e.status, errorXml(service, e.code, e.message, reqId));
+  };
   await runtime.delay();
   const verified = verifyRequest(incoming, runtime.lookupSecret, Date.now());
   if (!verified.ok) {
@@ -128,11 +150,45 @@ async function handleQuery(
   try {
     const principal = runtime.principals.get(verified.scope.accessKeyId) as Principal;
     const out = handler({ runtime, principal, region: verified.scope.region, params, reqId });
-    reply(200, out.body, out.cluster);
+    reply(200, json ? JSON.stringify(out.json ?? {}) : out.body, out.cluster);
   } catch (err) {
     if (err instanceof QueryError) fail(err);
     else throw err;
   }
+}
+
+function jsonRequest(
+  service: QueryService,
+  incoming: Incoming,
+): { action: string; params: QueryParams } | undefined {
+  if (service !== 'sns') return undefined;
+  const target = incoming.headers['x-amz-target'];
+  if (!target || !(incoming.headers['content-type'] ?? '').includes('json')) return undefined;
+  const action = target.split('.').pop() ?? 'Unknown';
+  const params: QueryParams = new Map([['Action', [action]]]);
+  let body: Record<string, unknown> = {};
+  try {
+    body = JSON.parse(incoming.body.toString('utf8') || '{}') as Record<string, unknown>;
+  } catch {
+    body = {};
+  }
+  for (const [k, v] of Object.entries(body)) {
+    if (typeof v === 'string') params.set(k, [v]);
+  }
+  const attrs = body.MessageAttributes;
+  if (typeof attrs === 'object' && attrs !== null) {
+    Object.entries(attrs as Record<string, { DataType?: string; StringValue?: string }>).forEach(
+      ([name, value], i) => {
+        params.set(`MessageAttributes.entry.${i + 1}.Name`, [name]);
+        if (value.DataType !== undefined)
+          params.set(`MessageAttributes.entry.${i + 1}.Value.DataType`, [value.DataType]);
+        if (value.StringValue !== undefined) {
+          params.set(`MessageAttributes.entry.${i + 1}.Value.StringValue`, [value.StringValue]);
+        }
+      },
+    );
+  }
+  return { action, params };
 }
 
 // -----------------------------------------------------------------------------------------------
@@ -369,7 +425,7 @@ function getCallerIdentity(ctx: QueryHandlerContext): { body: string } {
 
 const SNS_MAX_BYTES = 256 * 1024;
 
-function publish(ctx: QueryHandlerContext): { body: string } {
+function publish(ctx: QueryHandlerContext): { body: string; json: Record<string, unknown> } {
   const topicArn = one(ctx.params, 'TopicArn');
   const message = one(ctx.params, 'Message');
   const subject = one(ctx.params, 'Subject');
@@ -381,6 +437,33 @@ function publish(ctx: QueryHandlerContext): { body: string } {
   }
   if (subject !== undefined && (subject.length === 0 || subject.length > 100 || /[\r\n]/.test(subject))) {
     throw new QueryError(400, 'InvalidParameter', 'Invalid parameter: Subject');
+  }
+  const structure = one(ctx.params, 'MessageStructure');
+  if (structure !== undefined && structure !== 'json') {
+    throw new QueryError(400, 'InvalidParameter', 'Invalid parameter: MessageStructure');
+  }
+  if (structure === 'json') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(message);
+    } catch {
+      throw new QueryError(
+        400,
+        'InvalidParameter',
+        'Invalid parameter: Message Structure - JSON message body failed to parse',
+      );
+    }
+    if (
+      typeof parsed !== 'object' ||
+      parsed === null ||
+      typeof (parsed as { default?: unknown }).default !== 'string'
+    ) {
+      throw new QueryError(
+        400,
+        'InvalidParameter',
+        'Invalid parameter: Message Structure - No default entry in JSON message body',
+      );
+    }
   }
   const attributes: Record<string, { DataType: string; StringValue?: string }> = {};
   let size = Buffer.byteLength(message);
@@ -406,20 +489,13 @@ function publish(ctx: QueryHandlerContext): { body: string } {
   if (size > SNS_MAX_BYTES) {
     throw new QueryError(400, 'InvalidParameter', 'Invalid parameter: Message too long');
   }
-  const record: {
-    topicArn: string;
-    subject?: string;
-    message: string;
-    messageAttributes: typeof attributes;
-  } = {
-    topicArn,
-    message,
-    messageAttributes: attributes,
-  };
+  const record: SnsRecord = { topicArn, message, messageAttributes: attributes };
   if (subject !== undefined) record.subject = subject;
+  if (structure !== undefined) record.messageStructure = structure;
   ctx.runtime.sns.push(record);
   const messageId = crypto.randomUUID();
   return {
+    json: { MessageId: messageId },
     body: `<?xml version="1.0" encoding="UTF-8"?>\n<PublishResponse xmlns="${NAMESPACES.sns}"><PublishResult><MessageId>${messageId}</MessageId></PublishResult><ResponseMetadata><RequestId>${ctx.reqId}</RequestId></ResponseMetadata></PublishResponse>`,
   };
 }

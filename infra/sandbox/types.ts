@@ -54,6 +54,8 @@ export interface SnsRecord {
   subject?: string;
   message: string;
   messageAttributes: Record<string, { DataType: string; StringValue?: string }>;
+  /** 'json' when the publisher sent per-protocol messages (Message is then a JSON object with `default`). */
+  messageStructure?: string;
 }
 
 /** One entry of `metadata.managedFields`, in the Kubernetes wire form. */

@@ -27,11 +27,21 @@ async function start(): Promise<Sandbox> {
 async function signedPost(
   endpoint: string,
   service: string,
-  params: Record<string, string>,
+  params: Record<string, string> | { json: unknown; target: string },
   credentials: { accessKeyId: string; secretAccessKey: string },
 ): Promise<{ status: number; text: string }> {
   const url = new URL(endpoint);
-  const body = new URLSearchParams(params).toString();
+  const isJson = 'target' in params && 'json' in params;
+  const body = isJson
+    ? JSON.stringify(params.json)
+    : new URLSearchParams(params as Record<string, string>).toString();
+  const headers: Record<string, string> = isJson
+    ? {
+        host: url.host,
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amz-target': params.target as string,
+      }
+    : { host: url.host, 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' };
   const signer = new SignatureV4({ service, region: REGION, credentials, sha256: Sha256 });
   const signed = await signer.sign({
     method: 'POST',
@@ -39,7 +49,7 @@ async function signedPost(
     hostname: url.hostname,
     port: Number(url.port),
     path: '/',
-    headers: { host: url.host, 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
+    headers,
     body,
   });
   return new Promise((resolve, reject) => {
@@ -204,6 +214,42 @@ describe('sandbox STS, SNS and Slack', () => {
       s.credentials,
     );
     expect(tooLong.status).toBe(400);
+  });
+
+  it('accepts SNS Publish over AWS JSON 1.0 too, and checks MessageStructure=json', async () => {
+    const s = await start();
+    const topic = `arn:aws:sns:${REGION}:${ACCOUNT}:eks-auth-sentinel`;
+    const res = await signedPost(
+      s.env.AWS_ENDPOINT_URL_SNS,
+      'sns',
+      {
+        target: 'SNS_20100331.Publish',
+        json: {
+          TopicArn: topic,
+          MessageStructure: 'json',
+          Message: JSON.stringify({ default: 'text', email: 'longer text' }),
+          MessageAttributes: { ruleId: { DataType: 'String', StringValue: 'nodes/role-unauthorized' } },
+        },
+      },
+      s.credentials,
+    );
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text)).toMatchObject({ MessageId: expect.any(String) });
+    expect(s.sns[0]).toMatchObject({
+      messageStructure: 'json',
+      messageAttributes: { ruleId: { DataType: 'String', StringValue: 'nodes/role-unauthorized' } },
+    });
+    const noDefault = await signedPost(
+      s.env.AWS_ENDPOINT_URL_SNS,
+      'sns',
+      {
+        target: 'SNS_20100331.Publish',
+        json: { TopicArn: topic, MessageStructure: 'json', Message: '{"email":"x"}' },
+      },
+      s.credentials,
+    );
+    expect(noDefault.status).toBe(400);
+    expect(JSON.parse(noDefault.text)).toMatchObject({ __type: 'InvalidParameter' });
   });
 
   it('accepts Slack webhook posts with text or blocks and records them', async () => {
