@@ -51,9 +51,16 @@ export function accessIndexOf(world: World, cluster: ClusterState): AccessIndex 
 }
 
 export function createAccessEvaluator(world: World): AccessEvaluator {
+  // One index per cluster and change: a re-evaluation pass (and the timers it sets) parses aws-auth once.
+  const cache = new WeakMap<ClusterState, { stamp: number; index: AccessIndex }>();
   return (cluster: ClusterState, node: SandboxNode): boolean | undefined => {
     if (!node.roleArn) return undefined;
-    const identity = resolvePrincipal(accessIndexOf(world, cluster), node.roleArn);
+    let cached = cache.get(cluster);
+    if (cached?.stamp !== cluster.authStamp) {
+      cached = { stamp: cluster.authStamp, index: accessIndexOf(world, cluster) };
+      cache.set(cluster, cached);
+    }
+    const identity = resolvePrincipal(cached.index, node.roleArn);
     switch (node.kind) {
       case 'fargate':
         return isWorkingFargateIdentity(identity);

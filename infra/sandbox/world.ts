@@ -32,7 +32,10 @@ import type {
   SandboxNodegroup,
 } from './types.ts';
 
-/** Whether a node's role currently resolves to a working node identity; undefined = cannot tell. */
+/**
+ * Whether a node's role currently resolves to a working node identity; undefined = cannot tell.
+ * Implementations may cache per `cluster.authStamp` (bumped by every `changed()`).
+ */
 export type AccessEvaluator = (cluster: ClusterState, node: SandboxNode) => boolean | undefined;
 
 export const NODE_USERNAME = 'system:node:{{EC2PrivateDNSName}}';
@@ -97,6 +100,8 @@ export class ClusterState implements SandboxCluster {
   nodeClasses: KarpenterNodeClass[] | undefined;
   readonly createdAt: string;
   removed = false;
+  /** Bumped on every `changed()`: lets evaluators cache the access index between changes. */
+  authStamp = 0;
   /** Nodes the sandbox turned Unknown (so it may turn them back once access returns). */
   readonly unreadyByAuth = new Set<SandboxNode>();
   readonly pendingUnready = new Map<SandboxNode, NodeJS.Timeout>();
@@ -363,6 +368,7 @@ export class World {
   // Node readiness
 
   reevaluateNodes(cluster: ClusterState): void {
+    cluster.authStamp += 1;
     if (cluster.removed || this.closed) return;
     const evaluate = this.evaluator;
     if (!evaluate) return;
