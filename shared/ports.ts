@@ -7,10 +7,14 @@
  * "could not look": absence that is real (a 404, a mode in which the store cannot exist) is a
  * `Lookup` with `found: false` and a reason.
  */
+
+import type { AlertRecord, Channel, PendingNotice } from './core/alerts.ts';
+import type { Change } from './core/change.ts';
 import type {
   AccessEntry,
   AuthenticationMode,
   AwsAuthConfigMap,
+  ClusterSnapshot,
   FargateProfile,
   IamRole,
   KarpenterNodeClass,
@@ -128,4 +132,71 @@ export interface CaptureDeps {
   iam: IamReader;
   kube: KubeReader;
   clock: Clock;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The serverless monitor: state, delivery and queues. Adapters: S3/DynamoDB/SNS/Slack/SQS for
+// Lambda, a local directory for the CLI, in-memory fakes for use-case tests.
+
+export interface ClusterKey {
+  accountId: string;
+  region: string;
+  clusterName: string;
+}
+
+/** Snapshot documents: the last one per cluster. */
+export interface SnapshotStore {
+  /** The last stored snapshot; undefined when none was ever stored. Throws when it cannot read. */
+  latest(key: ClusterKey): Promise<ClusterSnapshot | undefined>;
+  put(snapshot: ClusterSnapshot): Promise<void>;
+}
+
+/** Alert records per cluster (shared/core/alerts.ts), with optimistic concurrency. */
+export interface AlertStore {
+  /** The cluster's records and an opaque version for `save`. */
+  load(key: ClusterKey): Promise<{ records: AlertRecord[]; version?: string }>;
+  /**
+   * Store the cluster's records (spent ones are dropped by the caller). Throws
+   * `ConcurrentUpdateError` when another writer saved since `version`; the caller re-plans.
+   */
+  save(key: ClusterKey, records: readonly AlertRecord[], version?: string): Promise<void>;
+}
+
+/** Exactly-once gate for at-least-once deliveries (CloudTrail eventID). */
+export interface IdempotencyStore {
+  /** True when the key is new and now claimed for `ttlSeconds`; false when seen before. */
+  claim(key: string, ttlSeconds: number): Promise<boolean>;
+  /** Give a claim back after a failure, so a redelivery is processed. */
+  release(key: string): Promise<void>;
+}
+
+export interface DeliveryResult {
+  /** The notices the channel accepted (identity within the array passed to `send`). */
+  delivered: Set<PendingNotice>;
+  /** A safe message when some were not delivered (never a webhook URL). */
+  error?: string;
+}
+
+/** One channel (SNS topic, Slack webhook). Never throws for delivery failures: it reports them. */
+export interface NoticeSender {
+  readonly channel: Channel;
+  send(notices: readonly PendingNotice[]): Promise<DeliveryResult>;
+}
+
+/** A request to capture and evaluate one cluster (scheduler → worker, and follow-ups). */
+export interface ClusterWorkItem extends ClusterKey {
+  reason: 'schedule' | 'follow-up';
+  /** For follow-ups: the event being confirmed. */
+  followUp?: {
+    eventId: string;
+    eventName: string;
+    change: Change;
+    /** Fingerprints of the findings the event raised (resolved once the change has settled). */
+    fingerprints: string[];
+    attempt: number;
+  };
+}
+
+export interface WorkQueue {
+  enqueue(items: readonly ClusterWorkItem[], delaySeconds?: number): Promise<void>;
 }
