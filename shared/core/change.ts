@@ -6,7 +6,12 @@
 import type { AccessEntry, AssociatedAccessPolicy, AuthenticationMode } from './model.ts';
 
 export type Change =
-  | { kind: 'delete-nodegroup'; nodegroupName: string; /** from DeleteNodegroup's response, when known */ nodeRole?: string }
+  | {
+      kind: 'delete-nodegroup';
+      nodegroupName: string;
+      /** From DeleteNodegroup's response, when known. */
+      nodeRole?: string;
+    }
   | { kind: 'create-nodegroup'; nodegroupName: string; nodeRole: string; amiType?: string }
   | { kind: 'create-fargate-profile'; fargateProfileName: string; podExecutionRoleArn: string }
   | { kind: 'delete-fargate-profile'; fargateProfileName: string; podExecutionRoleArn?: string }
