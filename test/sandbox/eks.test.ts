@@ -339,6 +339,15 @@ describe('sandbox EKS', () => {
     });
   });
 
+  it('adds latencyMs to every call', async () => {
+    sandbox = await startSandbox({ clusters: [{ snapshot: baseSnapshot() }], latencyMs: 80 });
+    const client = eks(sandbox);
+    await client.send(new DescribeClusterCommand({ name: 'prod' }));
+    const started = performance.now();
+    await client.send(new DescribeClusterCommand({ name: 'prod' }));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(75);
+  });
+
   it('answers 404 after a cluster is removed mid-run', async () => {
     sandbox = await startSandbox({ clusters: [{ snapshot: baseSnapshot() }] });
     await eks(sandbox).send(new DescribeClusterCommand({ name: 'prod' }));

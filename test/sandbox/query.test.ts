@@ -136,6 +136,30 @@ describe('sandbox EC2', () => {
   });
 });
 
+describe('sandbox query-service faults', () => {
+  it('fails an EC2 call with an injected 503, then answers again', async () => {
+    const s = await start();
+    const ec2 = new EC2Client({
+      region: REGION,
+      endpoint: s.env.AWS_ENDPOINT_URL_EC2,
+      credentials: s.credentials,
+      maxAttempts: 1,
+    });
+    s.faults.inject({
+      service: 'ec2',
+      operation: 'DescribeInstances',
+      status: 503,
+      code: 'Unavailable',
+      times: 1,
+    });
+    await expect(ec2.send(new DescribeInstancesCommand({}))).rejects.toMatchObject({
+      name: 'Unavailable',
+      $metadata: { httpStatusCode: 503 },
+    });
+    await expect(ec2.send(new DescribeInstancesCommand({}))).resolves.toBeDefined();
+  });
+});
+
 describe('sandbox IAM', () => {
   it('resolves an instance profile to its role, path included, and answers NoSuchEntity for deleted roles', async () => {
     const s = await start();
