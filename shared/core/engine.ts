@@ -5,7 +5,7 @@
 import { type Analysis, analyzeSnapshot } from './analysis.ts';
 import type { Change } from './change.ts';
 import { fingerprintOf } from './fingerprint.ts';
-import { type ClusterSnapshot, type Finding, severityRank, type Trigger } from './model.ts';
+import { type ClusterSnapshot, compareFindings, type Finding, severityRank, type Trigger } from './model.ts';
 import { principalKey } from './principal.ts';
 import { RULES } from './rules/registry.ts';
 import type { Rule, RuleContext, RuleKind } from './rules/types.ts';
@@ -31,13 +31,7 @@ export interface WhatIfResult {
 const ALWAYS_REPORTED = new Set(['monitor/source-unavailable']);
 
 export function sortFindings(findings: Finding[]): Finding[] {
-  return findings.sort(
-    (x, y) =>
-      severityRank(y.severity) - severityRank(x.severity) ||
-      x.ruleId.localeCompare(y.ruleId) ||
-      x.subject.localeCompare(y.subject) ||
-      x.fingerprint.localeCompare(y.fingerprint),
-  );
+  return findings.sort(compareFindings);
 }
 
 function run(kind: RuleKind, ctx: RuleContext, trigger: Trigger): Finding[] {

@@ -235,3 +235,20 @@ export function severityRank(s: Severity): number {
 export function atLeast(s: Severity, threshold: Severity): boolean {
   return severityRank(s) >= severityRank(threshold);
 }
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Most severe first, then by rule ID, subject, cluster and fingerprint (locale-independent, total). */
+export function compareFindings(a: Finding, b: Finding): number {
+  return (
+    severityRank(b.severity) - severityRank(a.severity) ||
+    compareText(a.ruleId, b.ruleId) ||
+    compareText(a.subject, b.subject) ||
+    compareText(a.cluster.accountId, b.cluster.accountId) ||
+    compareText(a.cluster.region, b.cluster.region) ||
+    compareText(a.cluster.name, b.cluster.name) ||
+    compareText(a.fingerprint, b.fingerprint)
+  );
+}

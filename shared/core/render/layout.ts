@@ -6,11 +6,11 @@
 import type { SimulationEffect } from '../engine.ts';
 import {
   type ClusterRef,
+  compareFindings,
   type Finding,
   type Remediation,
   SEVERITIES,
   type Severity,
-  severityRank,
 } from '../model.ts';
 
 export interface RenderOptions {
@@ -35,22 +35,7 @@ export const DEFAULT_TITLE = 'EKS authentication findings';
 
 export type SeverityCounts = Record<Severity, number>;
 
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** Most severe first, then by rule ID, then by subject (locale-independent, stable). */
-export function compareFindings(a: Finding, b: Finding): number {
-  return (
-    severityRank(b.severity) - severityRank(a.severity) ||
-    compareText(a.ruleId, b.ruleId) ||
-    compareText(a.subject, b.subject) ||
-    compareText(a.cluster.accountId, b.cluster.accountId) ||
-    compareText(a.cluster.region, b.cluster.region) ||
-    compareText(a.cluster.name, b.cluster.name) ||
-    compareText(a.fingerprint, b.fingerprint)
-  );
-}
+export { compareFindings };
 
 export function sortFindings(findings: readonly Finding[]): Finding[] {
   return [...findings].sort(compareFindings);
