@@ -4,6 +4,7 @@ import {
   CreateFargateProfileCommand,
   CreateNodegroupCommand,
   DeleteFargateProfileCommand,
+  DeleteNodegroupCommand,
   DescribeAccessEntryCommand,
   DisassociateAccessPolicyCommand,
   EKSClient,
@@ -13,6 +14,7 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { loadScenarios } from '../../infra/sandbox/scenarios.ts';
+import { waitFor } from './helpers.ts';
 import { ACCOUNT, baseSnapshot, FARGATE_ROLE, REGION } from './seed.ts';
 
 let sandbox: Sandbox | undefined;
@@ -174,5 +176,62 @@ describe('sandbox scenarios', () => {
     const { ListClustersCommand } = await import('@aws-sdk/client-eks');
     const out = await eks(sandbox).send(new ListClustersCommand({}));
     expect(out.clusters).toEqual(seeds.map((s) => s.name).sort());
+  });
+});
+
+describe('sandbox incidents end to end', () => {
+  it('fails DeleteNodegroup with AccessDenied when mapRoles does not parse (containers-roadmap#1287)', async () => {
+    sandbox = await startSandbox({ clusters: [{ snapshot: baseSnapshot('CONFIG_MAP') }] });
+    const cluster = sandbox.cluster('prod');
+    cluster.putAwsAuth(
+      { mapRoles: '- rolearn: "unterminated\n  username: x\n' },
+      { manager: 'kubectl-edit' },
+    );
+    await eks(sandbox).send(new DeleteNodegroupCommand({ clusterName: 'prod', nodegroupName: 'ng-solo' }));
+    const ng = cluster.nodegroups.find((g) => g.name === 'ng-solo');
+    expect(ng?.status).toBe('DELETE_FAILED');
+    expect(ng?.healthIssues).toEqual([
+      { code: 'AccessDenied', message: 'The aws-auth ConfigMap in your cluster is invalid.' },
+    ]);
+  });
+
+  it('incident b: EKS adds the Fargate entry, Terraform reverts aws-auth, new Fargate nodes lose access', async () => {
+    sandbox = await startSandbox({
+      clusters: [{ snapshot: baseSnapshot('CONFIG_MAP') }],
+      sideEffectDelayMs: 20,
+      notReadyDelayMs: 20,
+    });
+    const cluster = sandbox.cluster('prod');
+    const terraformData = { ...(cluster.awsAuth?.data ?? {}) };
+    const role = `arn:aws:iam::${ACCOUNT}:role/batch-pod-execution`;
+    await eks(sandbox).send(
+      new CreateFargateProfileCommand({
+        clusterName: 'prod',
+        fargateProfileName: 'fp-batch',
+        podExecutionRoleArn: role,
+      }),
+    );
+    expect(await waitFor(() => (cluster.awsAuth?.data.mapRoles ?? '').includes(role))).toBe(true);
+    expect(cluster.awsAuth?.managedFields.map((f) => f.manager)).toEqual(['eks']);
+    cluster.nodes.push({
+      kind: 'fargate',
+      id: 'fargate-ip-10-0-9-9.eu-west-1.compute.internal',
+      nodeName: 'fargate-ip-10-0-9-9.eu-west-1.compute.internal',
+      roleArn: role,
+      fargateProfile: 'fp-batch',
+      os: 'linux',
+      ready: 'True',
+      availabilityZone: 'eu-west-1a',
+      privateIp: '10.0.9.9',
+      instanceType: 'fargate',
+      instanceState: 'running',
+      launchTime: '2026-11-29T12:00:00.000Z',
+    });
+    cluster.putAwsAuth(terraformData, { manager: 'Terraform' });
+    const batchNode = cluster.nodes.find((n) => n.fargateProfile === 'fp-batch');
+    expect(await waitFor(() => batchNode?.ready === 'Unknown')).toBe(true);
+    expect(sandbox.cloudTrail.map((e) => (e as { detail: { eventName: string } }).detail.eventName)).toEqual([
+      'CreateFargateProfile',
+    ]);
   });
 });

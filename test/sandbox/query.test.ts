@@ -179,6 +179,34 @@ describe('sandbox IAM', () => {
       NoSuchEntityException,
     );
   });
+
+  it('serves the instance profile named by a Karpenter EC2NodeClass and tags its instances with it', async () => {
+    const snap = baseSnapshot();
+    snap.karpenterNodeClasses = {
+      status: 'ok',
+      data: [{ name: 'default', instanceProfile: 'KarpenterNodeInstanceProfile-prod', roleArn: SHARED_ROLE }],
+    };
+    sandbox = await startSandbox({ clusters: [{ snapshot: snap }] });
+    const s = sandbox;
+    const iam = new IAMClient({
+      region: REGION,
+      endpoint: s.env.AWS_ENDPOINT_URL_IAM,
+      credentials: s.credentials,
+    });
+    const profile = await iam.send(
+      new GetInstanceProfileCommand({ InstanceProfileName: 'KarpenterNodeInstanceProfile-prod' }),
+    );
+    expect(profile.InstanceProfile?.Roles?.map((r) => r.Arn)).toEqual([SHARED_ROLE]);
+    const ec2 = new EC2Client({
+      region: REGION,
+      endpoint: s.env.AWS_ENDPOINT_URL_EC2,
+      credentials: s.credentials,
+    });
+    const out = await ec2.send(new DescribeInstancesCommand({ InstanceIds: ['i-0bbbbbbbbbbbbbbb1'] }));
+    expect(out.Reservations?.[0]?.Instances?.[0]?.IamInstanceProfile?.Arn).toBe(
+      `arn:aws:iam::${ACCOUNT}:instance-profile/KarpenterNodeInstanceProfile-prod`,
+    );
+  });
 });
 
 describe('sandbox STS, SNS and Slack', () => {
