@@ -222,3 +222,98 @@ export function isAwsError(error: unknown, ...names: string[]): boolean {
     error instanceof AwsApiError && error.awsErrorName !== undefined && names.includes(error.awsErrorName)
   );
 }
+
+// ---------------------------------------------------------------------------------------------
+// The serverless monitor's own I/O: state stores (S3, DynamoDB), the work queue (SQS), secrets
+// (SSM). Same rules: stable `name` and `code`, `cause`, a message naming the operation and the
+// resource (bucket/key, table/item, queue, parameter name) — never a secret value.
+
+export type MonitorService = 's3' | 'dynamodb' | 'sqs' | 'sns' | 'ssm' | 'slack';
+
+export type MonitorIoErrorCode =
+  | CollectionErrorCode
+  /** Another writer saved first (optimistic concurrency). */
+  | 'conflict'
+  /** A stored document is not what the monitor wrote (schema, JSON). */
+  | 'invalid-document'
+  /** A document would exceed the store's item/object limit. */
+  | 'too-large'
+  /** Some entries of a batch were rejected. */
+  | 'partial-failure'
+  /** A configuration the adapter cannot serve (e.g. a Secrets Manager ARN without that client). */
+  | 'unsupported';
+
+export interface MonitorIoErrorDetails {
+  code: MonitorIoErrorCode;
+  service: MonitorService;
+  operation: string;
+  /** What was read or written: `s3://bucket/key`, `table pk/sk`, a queue URL, a parameter name. */
+  resource: string;
+  cause?: unknown;
+}
+
+export class MonitorIoError extends Error {
+  override readonly name: string = 'MonitorIoError';
+  readonly code: MonitorIoErrorCode;
+  readonly service: MonitorService;
+  readonly operation: string;
+  readonly resource: string;
+
+  constructor(message: string, details: MonitorIoErrorDetails) {
+    super(redactSecrets(message), details.cause === undefined ? undefined : { cause: details.cause });
+    this.code = details.code;
+    this.service = details.service;
+    this.operation = details.operation;
+    this.resource = details.resource;
+  }
+}
+
+/** `AlertStore.save` lost the race: another writer saved since the version that was loaded. */
+export class ConcurrentUpdateError extends MonitorIoError {
+  override readonly name: string = 'ConcurrentUpdateError';
+}
+
+/** The Slack webhook URL (or another secret) could not be read. Names the parameter, never its value. */
+export class SecretReadError extends MonitorIoError {
+  override readonly name: string = 'SecretReadError';
+}
+
+/** SQS SendMessageBatch rejected some entries; `failed` lists them (entry ID, SQS error code). */
+export class QueueSendError extends MonitorIoError {
+  override readonly name: string = 'QueueSendError';
+  readonly failed: ReadonlyArray<{ id: string; code: string; senderFault: boolean }>;
+
+  constructor(
+    message: string,
+    details: MonitorIoErrorDetails & {
+      failed: ReadonlyArray<{ id: string; code: string; senderFault: boolean }>;
+    },
+  ) {
+    super(message, details);
+    this.failed = details.failed;
+  }
+}
+
+/** Converts whatever an SDK call of the monitor's state/queue/secret clients threw into a `MonitorIoError`. */
+export function toMonitorIoError(
+  error: unknown,
+  context: { service: MonitorService; operation: string; resource: string },
+): MonitorIoError {
+  if (error instanceof MonitorIoError) return error;
+  const e = (typeof error === 'object' && error !== null ? error : {}) as SdkErrorLike;
+  const name = typeof e.name === 'string' ? e.name : 'Error';
+  const status = typeof e.$metadata?.httpStatusCode === 'number' ? e.$metadata.httpStatusCode : undefined;
+  const networkCode = typeof e.code === 'string' ? e.code : undefined;
+  const code = awsErrorCode(name, status, networkCode);
+  const original = typeof e.message === 'string' && e.message !== '' ? `: ${e.message}` : '';
+  const hint =
+    code === 'forbidden'
+      ? ` — the monitor's IAM role is missing ${context.service}:${context.operation}`
+      : code === 'throttled'
+        ? ' — throttled after all retries'
+        : '';
+  return new MonitorIoError(
+    `${context.operation} on ${context.resource} failed with ${name}${status === undefined ? '' : ` (HTTP ${status})`}${hint}${original}`,
+    { code, ...context, cause: error },
+  );
+}

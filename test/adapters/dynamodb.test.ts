@@ -1,0 +1,195 @@
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ALERTS_SK,
+  alertStatePk,
+  createDynamoDbAlertStore,
+  GZIP_ABOVE_BYTES,
+} from '../../shared/adapters/dynamodb-alert-store.ts';
+import { createDynamoDbIdempotencyStore } from '../../shared/adapters/dynamodb-idempotency.ts';
+import { ConcurrentUpdateError, MonitorIoError } from '../../shared/adapters/errors.ts';
+import { type AlertRecord, planAlerts } from '../../shared/core/alerts.ts';
+import type { ClusterKey } from '../../shared/ports.ts';
+import { createFinding, createRemediation } from '../fakes/findings.ts';
+import { createFakeClock } from '../fakes/monitor.ts';
+import { createStateTable, startDynalite } from './dynamodb-helpers.ts';
+
+const TABLE = 'sentinel-state';
+const KEY: ClusterKey = { accountId: '111122223333', region: 'eu-west-1', clusterName: 'prod' };
+
+function recordsOf(n: number, now = '2026-11-29T12:00:00.000Z', big = false): AlertRecord[] {
+  const findings = Array.from({ length: n }, (_, i) =>
+    createFinding({
+      fingerprint: `fp-store-${i}`,
+      ...(big ? { remediation: createRemediation({ terraform: `# ${'x'.repeat(2000)}\n`.repeat(2) }) } : {}),
+    }),
+  );
+  return planAlerts({
+    records: [],
+    findings,
+    scope: { kind: 'state' },
+    now,
+    channels: { sns: { minSeverity: 'low' }, slack: { minSeverity: 'high' } },
+  }).records;
+}
+
+let db: Awaited<ReturnType<typeof startDynalite>>;
+
+beforeAll(async () => {
+  db = await startDynalite();
+  await createStateTable(db.dynamodb, TABLE);
+});
+afterAll(async () => {
+  await db?.close();
+});
+
+describe('createDynamoDbAlertStore', () => {
+  it('loads nothing for a cluster never saved, then what was saved, with a version', async () => {
+    const store = createDynamoDbAlertStore({ dynamodb: db.dynamodb, tableName: TABLE });
+    const key = { ...KEY, clusterName: 'fresh' };
+    expect(await store.load(key)).toEqual({ records: [] });
+    const records = recordsOf(2);
+    await store.save(key, records);
+    const loaded = await store.load(key);
+    expect(loaded.records).toEqual(records);
+    expect(loaded.version).toBe('1');
+    await store.save(key, loaded.records, loaded.version);
+    expect((await store.load(key)).version).toBe('2');
+  });
+
+  it('stores one item per cluster under pk cluster#<account>#<region>#<name>, sk alerts', async () => {
+    const store = createDynamoDbAlertStore({ dynamodb: db.dynamodb, tableName: TABLE });
+    const key = { ...KEY, clusterName: 'shape' };
+    await store.save(key, recordsOf(1));
+    const out = await db.dynamodb.client.send(
+      new GetItemCommand({ TableName: TABLE, Key: { pk: { S: alertStatePk(key) }, sk: { S: ALERTS_SK } } }),
+    );
+    expect(out.Item?.pk?.S).toBe('cluster#111122223333#eu-west-1#shape');
+    expect(out.Item?.version?.N).toBe('1');
+    expect(JSON.parse(out.Item?.records?.S ?? 'null')).toHaveLength(1);
+  });
+
+  it('lets one of two concurrent savers win; the other gets ConcurrentUpdateError', async () => {
+    const store = createDynamoDbAlertStore({ dynamodb: db.dynamodb, tableName: TABLE });
+    const key = { ...KEY, clusterName: 'race' };
+    await store.save(key, recordsOf(1));
+    const a = await store.load(key);
+    const b = await store.load(key);
+    const results = await Promise.allSettled([
+      store.save(key, recordsOf(2), a.version),
+      store.save(key, recordsOf(3), b.version),
+    ]);
+    const won = results.filter((r) => r.status === 'fulfilled');
+    const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    const reason: unknown = lost[0]?.reason;
+    expect(reason).toBeInstanceOf(ConcurrentUpdateError);
+    expect((reason as ConcurrentUpdateError).code).toBe('conflict');
+    expect((reason as Error).message).toContain('cluster#111122223333#eu-west-1#race');
+    expect((await store.load(key)).version).toBe('2');
+  });
+
+  it('refuses a first save when another writer created the item meanwhile', async () => {
+    const store = createDynamoDbAlertStore({ dynamodb: db.dynamodb, tableName: TABLE });
+    const key = { ...KEY, clusterName: 'race-create' };
+    await store.save(key, recordsOf(1));
+    await expect(store.save(key, recordsOf(1))).rejects.toBeInstanceOf(ConcurrentUpdateError);
+  });
+
+  it('drops spent records on save', async () => {
+    const store = createDynamoDbAlertStore({ dynamodb: db.dynamodb, tableName: TABLE });
+    const key = { ...KEY, clusterName: 'spent' };
+    const [open, spent] = recordsOf(2);
+    if (!open || !spent) throw new Error('two records expected');
+    await store.save(key, [open, { ...spent, status: 'resolved', pending: {} }]);
+    expect((await store.load(key)).records.map((r) => r.fingerprint)).toEqual([open.fingerprint]);
+  });
+
+  it('compresses a large state so it stays under the 400 KB item limit, and reads it back', async () => {
+    const store = createDynamoDbAlertStore({ dynamodb: db.dynamodb, tableName: TABLE });
+    const key = { ...KEY, clusterName: 'large' };
+    const records = recordsOf(60, undefined, true);
+    expect(Buffer.byteLength(JSON.stringify(records))).toBeGreaterThan(GZIP_ABOVE_BYTES);
+    await store.save(key, records);
+    const out = await db.dynamodb.client.send(
+      new GetItemCommand({ TableName: TABLE, Key: { pk: { S: alertStatePk(key) }, sk: { S: ALERTS_SK } } }),
+    );
+    expect(out.Item?.recordsGz?.B?.byteLength).toBeLessThan(400_000);
+    expect((await store.load(key)).records).toEqual(records);
+  });
+
+  it('reports a stored item that is not alert state as invalid-document, naming the item', async () => {
+    const store = createDynamoDbAlertStore({ dynamodb: db.dynamodb, tableName: TABLE });
+    const key = { ...KEY, clusterName: 'corrupt' };
+    await db.dynamodb.client.send(
+      new PutItemCommand({
+        TableName: TABLE,
+        Item: {
+          pk: { S: alertStatePk(key) },
+          sk: { S: ALERTS_SK },
+          version: { N: '3' },
+          records: { S: '{"x":1}' },
+        },
+      }),
+    );
+    const error = await store.load(key).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MonitorIoError);
+    expect((error as MonitorIoError).code).toBe('invalid-document');
+    expect((error as Error).message).toContain('cluster#111122223333#eu-west-1#corrupt');
+  });
+
+  it('names table and operation when the table does not exist', async () => {
+    const store = createDynamoDbAlertStore({ dynamodb: db.dynamodb, tableName: 'no-such-table' });
+    const error = await store.load(KEY).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MonitorIoError);
+    expect((error as Error).message).toMatch(/GetItem on table no-such-table .*ResourceNotFoundException/);
+    expect((error as MonitorIoError).code).toBe('not-found');
+  });
+});
+
+describe('createDynamoDbIdempotencyStore', () => {
+  it('claims a new key once; a second claim is refused', async () => {
+    const store = createDynamoDbIdempotencyStore({ dynamodb: db.dynamodb, tableName: TABLE });
+    expect(await store.claim('event-a', 3600)).toBe(true);
+    expect(await store.claim('event-a', 3600)).toBe(false);
+  });
+
+  it('lets exactly one of concurrent claims of the same key win', async () => {
+    const store = createDynamoDbIdempotencyStore({ dynamodb: db.dynamodb, tableName: TABLE });
+    const results = await Promise.all(Array.from({ length: 5 }, () => store.claim('event-race', 3600)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+  });
+
+  it('claims again after release', async () => {
+    const store = createDynamoDbIdempotencyStore({ dynamodb: db.dynamodb, tableName: TABLE });
+    expect(await store.claim('event-b', 3600)).toBe(true);
+    await store.release('event-b');
+    expect(await store.claim('event-b', 3600)).toBe(true);
+  });
+
+  it('claims again once the TTL has passed, even before DynamoDB deleted the item', async () => {
+    const clock = createFakeClock('2026-11-29T12:00:00.000Z');
+    const store = createDynamoDbIdempotencyStore({ dynamodb: db.dynamodb, tableName: TABLE, clock });
+    expect(await store.claim('event-c', 60)).toBe(true);
+    clock.advance(59_000);
+    expect(await store.claim('event-c', 60)).toBe(false);
+    clock.advance(2_000);
+    expect(await store.claim('event-c', 60)).toBe(true);
+  });
+
+  it('writes pk event#<key> with expiresAt in epoch seconds', async () => {
+    const clock = createFakeClock('2026-11-29T12:00:00.000Z');
+    const store = createDynamoDbIdempotencyStore({ dynamodb: db.dynamodb, tableName: TABLE, clock });
+    await store.claim('event-d', 86_400);
+    const out = await db.dynamodb.client.send(
+      new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'event#event-d' }, sk: { S: 'event' } } }),
+    );
+    expect(Number(out.Item?.expiresAt?.N)).toBe(Date.parse('2026-11-29T12:00:00.000Z') / 1000 + 86_400);
+  });
+
+  it('releasing a key never claimed is not an error', async () => {
+    const store = createDynamoDbIdempotencyStore({ dynamodb: db.dynamodb, tableName: TABLE });
+    await expect(store.release('never-claimed')).resolves.toBeUndefined();
+  });
+});
