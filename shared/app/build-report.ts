@@ -1,0 +1,209 @@
+/**
+ * Use case of `report` (invoke only): for one cluster or every cluster of the configured Regions,
+ * a fresh capture (default) or the last stored snapshot → the state findings plus a what-if for
+ * the deletion of every managed node group and Fargate profile ("who would lose access if I
+ * delete X?") → a JSON document with a Markdown rendering inside. Read-only: nothing is stored
+ * and nothing is alerted.
+ */
+
+import { mapLimit } from '../adapters/concurrency.ts';
+import { safeErrorMessage } from '../adapters/errors.ts';
+import { type Change, describeChange } from '../core/change.ts';
+import { assessSnapshot, type SimulationEffect, whatIf } from '../core/engine.ts';
+import type { ClusterSnapshot, Finding } from '../core/model.ts';
+import { renderMarkdown } from '../core/render/index.ts';
+import type { CaptureDeps, ClusterKey, SnapshotStore } from '../ports.ts';
+import { type CaptureTarget, captureSnapshot, listClusters } from './capture-snapshot.ts';
+
+export interface BuildReportDeps {
+  capture: CaptureDeps;
+  snapshots: SnapshotStore;
+}
+
+export interface ReportRequest {
+  cluster?: string;
+  region?: string;
+  /** `fresh` (default): capture now; `stored`: the worker's last snapshot. */
+  source?: 'fresh' | 'stored';
+}
+
+export interface ReportSettings {
+  accountId: string;
+  regions: readonly string[];
+  monitorPrincipalArn: string;
+  concurrency: number;
+  /** Upper bound of the whole Markdown rendering (Lambda responses are at most 6 MB). */
+  maxMarkdownChars?: number;
+}
+
+export interface WhatIfReport {
+  change: Change;
+  label: string;
+  effects: SimulationEffect[];
+  findings: Finding[];
+}
+
+export interface ClusterReport {
+  cluster: string;
+  region: string;
+  source: 'fresh' | 'stored';
+  capturedAt?: string;
+  findings: Finding[];
+  whatIf: WhatIfReport[];
+  error?: string;
+}
+
+export interface Report {
+  generatedAt: string;
+  accountId: string;
+  clusters: ClusterReport[];
+  /** Regions whose cluster list could not be read. */
+  errors: Array<{ region: string; error: string }>;
+  markdown: string;
+}
+
+export class ReportRequestError extends Error {
+  override readonly name = 'ReportRequestError';
+}
+
+const DEFAULT_MAX_MARKDOWN = 1_000_000;
+
+/** Node group and Fargate profile deletions of a snapshot, as what-if changes. */
+export function deletionChanges(s: ClusterSnapshot): Change[] {
+  const changes: Change[] = [];
+  if (s.nodegroups.status === 'ok') {
+    for (const ng of s.nodegroups.data)
+      changes.push({ kind: 'delete-nodegroup', nodegroupName: ng.name, nodeRole: ng.nodeRole });
+  }
+  if (s.fargateProfiles.status === 'ok') {
+    for (const fp of s.fargateProfiles.data) {
+      changes.push({
+        kind: 'delete-fargate-profile',
+        fargateProfileName: fp.name,
+        podExecutionRoleArn: fp.podExecutionRoleArn,
+      });
+    }
+  }
+  return changes;
+}
+
+async function targetsOf(
+  deps: BuildReportDeps,
+  request: ReportRequest,
+  settings: ReportSettings,
+): Promise<{ targets: CaptureTarget[]; errors: Report['errors'] }> {
+  if (request.cluster !== undefined && request.region !== undefined) {
+    return {
+      targets: [{ region: request.region, clusterName: request.cluster, accountId: settings.accountId }],
+      errors: [],
+    };
+  }
+  const regions = request.region === undefined ? settings.regions : [request.region];
+  const listing = await listClusters(deps.capture, regions);
+  const targets = listing.clusters
+    .filter((c) => request.cluster === undefined || c.clusterName === request.cluster)
+    .map((c) => ({ ...c, accountId: settings.accountId }));
+  if (request.cluster !== undefined && targets.length === 0 && listing.errors.length === 0) {
+    throw new ReportRequestError(`no cluster ${request.cluster} in ${regions.join(', ')}`);
+  }
+  return { targets, errors: listing.errors };
+}
+
+async function reportOne(
+  deps: BuildReportDeps,
+  target: CaptureTarget,
+  source: 'fresh' | 'stored',
+  settings: ReportSettings,
+): Promise<ClusterReport> {
+  const base = { cluster: target.clusterName, region: target.region, source };
+  let snapshot: ClusterSnapshot | undefined;
+  try {
+    if (source === 'stored') {
+      const key: ClusterKey = {
+        accountId: settings.accountId,
+        region: target.region,
+        clusterName: target.clusterName,
+      };
+      snapshot = await deps.snapshots.latest(key);
+      if (snapshot === undefined)
+        return { ...base, findings: [], whatIf: [], error: 'no stored snapshot yet' };
+    } else {
+      snapshot = await captureSnapshot(deps.capture, target);
+    }
+  } catch (error) {
+    return { ...base, findings: [], whatIf: [], error: safeErrorMessage(error) };
+  }
+  const options = { trigger: 'manual' as const, monitorPrincipalArn: settings.monitorPrincipalArn };
+  const current = snapshot;
+  return {
+    ...base,
+    capturedAt: current.capturedAt,
+    findings: assessSnapshot(current, options),
+    whatIf: deletionChanges(current).map((change) => {
+      const result = whatIf(current, change, { ...options, trigger: 'whatif' });
+      return {
+        change,
+        label: describeChange(change),
+        effects: result.effects,
+        findings: result.findings,
+      };
+    }),
+  };
+}
+
+export function renderReportMarkdown(
+  clusters: readonly ClusterReport[],
+  maxChars = DEFAULT_MAX_MARKDOWN,
+): string {
+  const sections = Math.max(
+    1,
+    clusters.reduce((n, c) => n + 1 + c.whatIf.length, 0),
+  );
+  const budget = Math.max(4_000, Math.floor(maxChars / sections));
+  const parts: string[] = [];
+  for (const c of clusters) {
+    const ref = { accountId: c.findings[0]?.cluster.accountId ?? '', region: c.region, name: c.cluster };
+    if (c.error !== undefined) {
+      parts.push(`# ${c.region}/${c.cluster}\n\nNot reported: ${c.error}\n`);
+      continue;
+    }
+    parts.push(
+      renderMarkdown(c.findings, {
+        title: `${c.region}/${c.cluster} (${c.source} snapshot ${c.capturedAt ?? ''})`,
+        cluster: ref,
+        maxChars: budget,
+      }),
+    );
+    for (const w of c.whatIf) {
+      parts.push(
+        renderMarkdown(w.findings, {
+          title: `What if: ${w.label}`,
+          cluster: ref,
+          change: w.label,
+          effects: w.effects,
+          maxChars: budget,
+          compact: true,
+        }),
+      );
+    }
+  }
+  return parts.join('\n');
+}
+
+export async function buildReport(
+  deps: BuildReportDeps,
+  request: ReportRequest,
+  settings: ReportSettings,
+  now: Date,
+): Promise<Report> {
+  const source = request.source ?? 'fresh';
+  const { targets, errors } = await targetsOf(deps, request, settings);
+  const clusters = await mapLimit(targets, settings.concurrency, (t) => reportOne(deps, t, source, settings));
+  return {
+    generatedAt: now.toISOString(),
+    accountId: settings.accountId,
+    clusters,
+    errors,
+    markdown: renderReportMarkdown(clusters, settings.maxMarkdownChars),
+  };
+}

@@ -1,0 +1,242 @@
+/**
+ * Configuration of the serverless monitor, from the Lambda environment (`SENTINEL_*`).
+ *
+ * `loadConfig(env)` is pure (it reads only the object it is given), validates with zod, rejects
+ * unknown `SENTINEL_*` keys (a typo would otherwise be a silently ignored setting) and reports
+ * every problem at once in one `ConfigError`. Required values have no default; optional ones
+ * have the documented defaults of `CONFIG_VARIABLES` (the README's Deploy table is checked
+ * against it by a test).
+ */
+import { z } from 'zod';
+import { SEVERITIES, type Severity } from '../core/model.ts';
+
+export const CONFIG_PREFIX = 'SENTINEL_';
+
+/** Documentation of every variable: the README's Deploy table lists each of them. */
+export const CONFIG_VARIABLES = {
+  SENTINEL_REGIONS: {
+    required: true,
+    doc: 'Comma-separated AWS Regions whose clusters are watched, e.g. `eu-west-1,us-east-1`.',
+  },
+  SENTINEL_TABLE_NAME: { required: true, doc: 'DynamoDB table of alert state and idempotency keys.' },
+  SENTINEL_BUCKET_NAME: { required: true, doc: 'S3 bucket of the snapshot documents.' },
+  SENTINEL_QUEUE_URL: { required: true, doc: 'SQS work queue URL (scheduler → worker, follow-ups).' },
+  SENTINEL_TOPIC_ARN: { required: true, doc: 'SNS topic ARN of the alerts.' },
+  SENTINEL_SLACK_WEBHOOK_PARAMETER: {
+    required: true,
+    doc: 'SSM SecureString parameter name (starting with `/`) holding the Slack webhook URL, or `disabled`.',
+  },
+  SENTINEL_MONITOR_PRINCIPAL_ARN: {
+    required: true,
+    doc: "The function's own IAM role ARN: a change that would lock the monitor out is a finding.",
+  },
+  SENTINEL_SCHEDULE_RATE: {
+    required: false,
+    default: 'rate(5 minutes)',
+    doc: 'EventBridge schedule of the scheduler (`rate(N minutes|hours)` or `cron(...)`).',
+  },
+  SENTINEL_MIN_SEVERITY_SNS: {
+    required: false,
+    default: 'medium',
+    doc: `Least severity sent to SNS (${SEVERITIES.join(', ')}).`,
+  },
+  SENTINEL_MIN_SEVERITY_SLACK: {
+    required: false,
+    default: 'high',
+    doc: `Least severity sent to Slack (${SEVERITIES.join(', ')}).`,
+  },
+  SENTINEL_FOLLOW_UP_DELAY_SECONDS: {
+    required: false,
+    default: '60',
+    doc: 'Delay of each follow-up re-check after an event, seconds (1–900, the SQS limit).',
+  },
+  SENTINEL_FOLLOW_UP_MAX_ATTEMPTS: {
+    required: false,
+    default: '15',
+    doc: 'Follow-up re-checks before giving up on a change that does not settle (1–100).',
+  },
+  SENTINEL_CAPTURE_CONCURRENCY: {
+    required: false,
+    default: '3',
+    doc: 'Clusters captured at once by an all-cluster report (1–20).',
+  },
+  SENTINEL_IDEMPOTENCY_TTL_SECONDS: {
+    required: false,
+    default: '86400',
+    doc: 'How long a CloudTrail eventID is remembered (EventBridge retries for up to 24 h).',
+  },
+} as const satisfies Record<string, { required: boolean; default?: string; doc: string }>;
+
+export type ConfigVariable = keyof typeof CONFIG_VARIABLES;
+
+export interface ChannelSettings {
+  minSeverity: Severity;
+}
+
+export interface SentinelConfig {
+  regions: string[];
+  tableName: string;
+  bucketName: string;
+  queueUrl: string;
+  topicArn: string;
+  /** SSM parameter name of the Slack webhook URL; undefined when Slack is disabled. */
+  slackWebhookParameter: string | undefined;
+  monitorPrincipalArn: string;
+  scheduleRate: string;
+  channels: { sns: ChannelSettings; slack?: ChannelSettings };
+  followUpDelaySeconds: number;
+  followUpMaxAttempts: number;
+  captureConcurrency: number;
+  idempotencyTtlSeconds: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration (${problems.length} problem(s)): ${problems.join('; ')}`);
+  }
+}
+
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
+const required = (what: string) =>
+  z
+    .string({ error: `required: ${what}` })
+    .trim()
+    .min(1, `required: ${what}`);
+
+const integer = (name: ConfigVariable, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const text =
+        v === undefined || v.trim() === '' ? (CONFIG_VARIABLES[name] as { default: string }).default : v;
+      const n = Number(text);
+      if (!Number.isInteger(n) || n < min || n > max) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `expected an integer from ${min} to ${max}, got ${JSON.stringify(v)}`,
+        });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const severity = (name: ConfigVariable) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const text =
+        v === undefined || v.trim() === ''
+          ? (CONFIG_VARIABLES[name] as { default: string }).default
+          : v.trim();
+      if (!(SEVERITIES as readonly string[]).includes(text)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `expected one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(v)}`,
+        });
+        return z.NEVER;
+      }
+      return text as Severity;
+    });
+
+const schema = z.object({
+  SENTINEL_REGIONS: required('comma-separated Regions').transform((v, ctx) => {
+    const regions = [
+      ...new Set(
+        v
+          .split(',')
+          .map((r) => r.trim())
+          .filter((r) => r !== ''),
+      ),
+    ];
+    const bad = regions.filter((r) => !REGION.test(r));
+    if (regions.length === 0) ctx.addIssue({ code: 'custom', message: 'no Region given' });
+    if (bad.length > 0) ctx.addIssue({ code: 'custom', message: `not a Region: ${bad.join(', ')}` });
+    return regions;
+  }),
+  SENTINEL_TABLE_NAME: required('DynamoDB table name').regex(/^[\w.-]{3,255}$/, 'not a DynamoDB table name'),
+  SENTINEL_BUCKET_NAME: required('S3 bucket name').regex(
+    /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+    'not an S3 bucket name',
+  ),
+  SENTINEL_QUEUE_URL: required('SQS queue URL').regex(
+    /^https?:\/\/\S+\/\d{12}\/[\w-]+(\.fifo)?$/,
+    'not an SQS queue URL',
+  ),
+  SENTINEL_TOPIC_ARN: required('SNS topic ARN').regex(
+    /^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w-]+$/,
+    'not an SNS topic ARN',
+  ),
+  SENTINEL_SLACK_WEBHOOK_PARAMETER: required('SSM parameter name or "disabled"').refine(
+    (v) => v === 'disabled' || /^\/[\w.\-/]+$/.test(v),
+    'expected an SSM parameter name starting with "/" (e.g. /eks-auth-sentinel/slack-webhook) or "disabled"',
+  ),
+  SENTINEL_MONITOR_PRINCIPAL_ARN: required('IAM role ARN of the monitor').regex(
+    /^arn:aws[\w-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/,
+    'not an IAM role ARN',
+  ),
+  SENTINEL_SCHEDULE_RATE: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const text =
+        v === undefined || v.trim() === '' ? CONFIG_VARIABLES.SENTINEL_SCHEDULE_RATE.default : v.trim();
+      if (!/^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(.+\))$/.test(text)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `expected rate(N minutes) or cron(...), got ${JSON.stringify(v)}`,
+        });
+        return z.NEVER;
+      }
+      return text;
+    }),
+  SENTINEL_MIN_SEVERITY_SNS: severity('SENTINEL_MIN_SEVERITY_SNS'),
+  SENTINEL_MIN_SEVERITY_SLACK: severity('SENTINEL_MIN_SEVERITY_SLACK'),
+  SENTINEL_FOLLOW_UP_DELAY_SECONDS: integer('SENTINEL_FOLLOW_UP_DELAY_SECONDS', 1, 900),
+  SENTINEL_FOLLOW_UP_MAX_ATTEMPTS: integer('SENTINEL_FOLLOW_UP_MAX_ATTEMPTS', 1, 100),
+  SENTINEL_CAPTURE_CONCURRENCY: integer('SENTINEL_CAPTURE_CONCURRENCY', 1, 20),
+  SENTINEL_IDEMPOTENCY_TTL_SECONDS: integer('SENTINEL_IDEMPOTENCY_TTL_SECONDS', 60, 7 * 86400),
+});
+
+/** Reads `SENTINEL_*` from `env`; throws one `ConfigError` listing every problem. */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): SentinelConfig {
+  const problems: string[] = [];
+  const known = new Set<string>(Object.keys(CONFIG_VARIABLES));
+  for (const key of Object.keys(env).sort()) {
+    if (key.startsWith(CONFIG_PREFIX) && !known.has(key)) {
+      problems.push(`${key}: unknown variable (known: ${[...known].join(', ')})`);
+    }
+  }
+  const input: Record<string, string | undefined> = {};
+  for (const key of known) input[key] = env[key];
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      problems.push(`${issue.path.join('.') || '(config)'}: ${issue.message}`);
+    }
+  }
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+  const v = parsed.data;
+  const slackParameter =
+    v.SENTINEL_SLACK_WEBHOOK_PARAMETER === 'disabled' ? undefined : v.SENTINEL_SLACK_WEBHOOK_PARAMETER;
+  return {
+    regions: v.SENTINEL_REGIONS,
+    tableName: v.SENTINEL_TABLE_NAME,
+    bucketName: v.SENTINEL_BUCKET_NAME,
+    queueUrl: v.SENTINEL_QUEUE_URL,
+    topicArn: v.SENTINEL_TOPIC_ARN,
+    slackWebhookParameter: slackParameter,
+    monitorPrincipalArn: v.SENTINEL_MONITOR_PRINCIPAL_ARN,
+    scheduleRate: v.SENTINEL_SCHEDULE_RATE,
+    channels: {
+      sns: { minSeverity: v.SENTINEL_MIN_SEVERITY_SNS },
+      ...(slackParameter === undefined ? {} : { slack: { minSeverity: v.SENTINEL_MIN_SEVERITY_SLACK } }),
+    },
+    followUpDelaySeconds: v.SENTINEL_FOLLOW_UP_DELAY_SECONDS,
+    followUpMaxAttempts: v.SENTINEL_FOLLOW_UP_MAX_ATTEMPTS,
+    captureConcurrency: v.SENTINEL_CAPTURE_CONCURRENCY,
+    idempotencyTtlSeconds: v.SENTINEL_IDEMPOTENCY_TTL_SECONDS,
+  };
+}

@@ -1,0 +1,261 @@
+/**
+ * Use case of `onEksEvent` (DESIGN §2, §6): a CloudTrail record of an EKS write call arrives
+ * seconds after the call, usually before EKS's own side effect on aws-auth. Predict the outcome
+ * from the last stored snapshot plus a fresh read of the volatile sources, alert at once, and
+ * queue follow-up re-checks that confirm what really happened.
+ *
+ * Round trips on a warm start (the cluster's API endpoint and CA are remembered per cluster):
+ *   1. claim eventID ‖ last snapshot ‖ DescribeCluster ‖ aws-auth ‖ ListAccessEntries
+ *   2. DescribeAccessEntry ‖ ListAssociatedAccessPolicies (per entry)
+ *   3–4. the lifecycle: load alert state, send (then save ‖ enqueue the follow-up)
+ * EC2 and IAM are never called on this path (the bundle does not even contain their clients):
+ * compute and roles come from the stored snapshot. A cluster never snapshotted is captured
+ * without them (compute and IAM roles unreadable; the worker's follow-up captures it fully).
+ *
+ * The same eventID is processed once: a redelivery finds the claim and returns `duplicate`.
+ * On failure the claim is released and the error rethrown, so EventBridge's retry (and then
+ * the DLQ) gets a fresh attempt; the alert lifecycle keeps a retry from alerting twice.
+ */
+import { CollectionError, safeErrorMessage } from '../adapters/errors.ts';
+import { parseEksEvent } from '../core/cloudtrail.ts';
+import { diffSnapshots, whatIf } from '../core/engine.ts';
+import type { ClusterSnapshot, Finding, Source, Trigger } from '../core/model.ts';
+import type {
+  CaptureDeps,
+  Clock,
+  ClusterDescription,
+  ClusterKey,
+  ClusterWorkItem,
+  EksReader,
+  IdempotencyStore,
+  KubeClusterRef,
+  KubeReader,
+  Lookup,
+  SnapshotStore,
+  WorkQueue,
+} from '../ports.ts';
+import { captureSnapshot } from './capture-snapshot.ts';
+import { type Deliver, type DeliverySummary, SOURCE_UNAVAILABLE } from './run-snapshot.ts';
+
+export interface HandleEksEventDeps {
+  /** EKS readers per Region (DescribeCluster, access entries; the rest only to bootstrap). */
+  eks(region: string): EksReader;
+  kube: KubeReader;
+  snapshots: SnapshotStore;
+  idempotency: IdempotencyStore;
+  deliver: Deliver;
+  queue: WorkQueue;
+  clock: Clock;
+  monitorPrincipalArn: string;
+  followUpDelaySeconds: number;
+  idempotencyTtlSeconds: number;
+  /** API endpoint and CA per cluster, kept across warm invocations (saves a round trip). */
+  kubeRefs?: Map<string, KubeClusterRef>;
+}
+
+export type HandleEksEventResult =
+  | { outcome: 'ignored' | 'invalid'; reason: string; eventId?: string; eventName?: string }
+  | { outcome: 'duplicate'; eventId: string; eventName: string; cluster: string; region: string }
+  | {
+      outcome: 'alerted';
+      eventId: string;
+      eventName: string;
+      cluster: string;
+      region: string;
+      findings: number;
+      ruleIds: string[];
+      delivery: DeliverySummary;
+      /** Where compute and roles came from: the stored snapshot, or a capture without EC2/IAM. */
+      basis: 'stored-snapshot' | 'bootstrap-capture';
+      /** Fresh reads that failed: the stored version was used instead. */
+      staleSources: string[];
+      followUpQueued: boolean;
+    };
+
+/** Thrown when processing an event failed; the claim was released. */
+export class EventProcessingError extends Error {
+  override readonly name = 'EventProcessingError';
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, options);
+  }
+}
+
+export const IDEMPOTENCY_PREFIX = 'cloudtrail:';
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+const settle = <T>(p: Promise<T>): Promise<Settled<T>> =>
+  p.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+
+function refOf(region: string, cluster: ClusterDescription): KubeClusterRef {
+  return {
+    clusterName: cluster.name,
+    region,
+    endpoint: cluster.endpoint ?? '',
+    certificateAuthorityData: cluster.certificateAuthorityData ?? '',
+  };
+}
+
+function sameRef(a: KubeClusterRef, b: KubeClusterRef): boolean {
+  return a.endpoint === b.endpoint && a.certificateAuthorityData === b.certificateAuthorityData;
+}
+
+/** EC2 and IAM are not read on the event path: a bootstrap capture gets these "could not look" readers. */
+function blindReaders(deps: HandleEksEventDeps): CaptureDeps {
+  const notHere = (service: 'ec2' | 'iam', operation: string) =>
+    new CollectionError(`${operation} is not called on the event path (the worker's follow-up reads it)`, {
+      code: 'unavailable',
+      service,
+      operation,
+    });
+  return {
+    eks: (region) => deps.eks(region),
+    kube: deps.kube,
+    clock: deps.clock,
+    ec2: (region) => ({
+      region,
+      instancesOfCluster: () => Promise.reject(notHere('ec2', 'DescribeInstances')),
+    }),
+    iam: {
+      roleOfInstanceProfile: () => Promise.reject(notHere('iam', 'GetInstanceProfile')),
+      getRole: () => Promise.reject(notHere('iam', 'GetRole')),
+    },
+  };
+}
+
+function toSource<T>(read: Settled<Lookup<T>>): Source<T> {
+  if (!read.ok) return { status: 'error', error: safeErrorMessage(read.error) };
+  return read.value.found
+    ? { status: 'ok', data: read.value.value }
+    : { status: 'absent', reason: read.value.reason };
+}
+
+function dedupe(findings: Finding[]): Finding[] {
+  const seen = new Set<string>();
+  return findings.filter((f) => !seen.has(f.fingerprint) && !!seen.add(f.fingerprint));
+}
+
+export async function handleEksEvent(
+  deps: HandleEksEventDeps,
+  event: unknown,
+): Promise<HandleEksEventResult> {
+  const parsed = parseEksEvent(event);
+  if (parsed.kind === 'ignored') {
+    return {
+      outcome: 'ignored',
+      reason: parsed.reason,
+      ...(parsed.eventId === undefined ? {} : { eventId: parsed.eventId }),
+      ...(parsed.eventName === undefined ? {} : { eventName: parsed.eventName }),
+    };
+  }
+  if (parsed.kind === 'invalid') return { outcome: 'invalid', reason: parsed.reason };
+
+  const { eventId, eventName, clusterName, region, accountId, change } = parsed;
+  const key: ClusterKey = { accountId, region, clusterName };
+  const eks = deps.eks(region);
+  const refKey = `${accountId}/${region}/${clusterName}`;
+  const cachedRef = deps.kubeRefs?.get(refKey);
+
+  // Round 1: everything independent at once. The claim decides whether the reads are used.
+  const [claimed, previous, described, awsAuthCached, entries] = await Promise.all([
+    settle(deps.idempotency.claim(`${IDEMPOTENCY_PREFIX}${eventId}`, deps.idempotencyTtlSeconds)),
+    settle(deps.snapshots.latest(key)),
+    settle(eks.describeCluster(clusterName)),
+    cachedRef === undefined ? Promise.resolve(undefined) : settle(deps.kube.awsAuth(cachedRef)),
+    settle(eks.accessEntries(clusterName)),
+  ]);
+  if (!claimed.ok) throw claimed.error;
+  if (!claimed.value) return { outcome: 'duplicate', eventId, eventName, cluster: clusterName, region };
+
+  try {
+    if (!described.ok) throw described.error;
+    if (!previous.ok) throw previous.error;
+    const cluster = described.value;
+    const ref = refOf(region, cluster);
+    deps.kubeRefs?.set(refKey, ref);
+
+    const trigger: Trigger = `event:${eventName}`;
+    let basis: 'stored-snapshot' | 'bootstrap-capture';
+    let before: ClusterSnapshot;
+    const staleSources: string[] = [];
+    if (previous.value === undefined) {
+      basis = 'bootstrap-capture';
+      before = await captureSnapshot(blindReaders(deps), { region, clusterName, accountId });
+    } else {
+      basis = 'stored-snapshot';
+      // aws-auth with the remembered endpoint, unless it changed or was not known.
+      const awsAuthRead =
+        awsAuthCached !== undefined && cachedRef !== undefined && sameRef(cachedRef, ref)
+          ? awsAuthCached
+          : await settle(deps.kube.awsAuth(ref));
+      const accessEntriesRead: Settled<Lookup<unknown[]>> =
+        cluster.authenticationMode === 'CONFIG_MAP'
+          ? {
+              ok: true,
+              value: {
+                found: false,
+                reason: 'authentication mode is CONFIG_MAP: access entries cannot exist',
+              },
+            }
+          : entries;
+      const stored = previous.value;
+      const awsAuth = toSource(awsAuthRead);
+      const accessEntries = toSource(accessEntriesRead as typeof entries);
+      // A fresh read that failed falls back to the stored version (a prediction, not a verdict).
+      if (awsAuth.status === 'error') staleSources.push('awsAuth');
+      if (accessEntries.status === 'error') staleSources.push('accessEntries');
+      before = {
+        ...stored,
+        capturedAt: deps.clock.now().toISOString(),
+        cluster: {
+          ...stored.cluster,
+          status: cluster.status,
+          authenticationMode: cluster.authenticationMode,
+        },
+        awsAuth: awsAuth.status === 'error' ? stored.awsAuth : awsAuth,
+        accessEntries: accessEntries.status === 'error' ? stored.accessEntries : accessEntries,
+      };
+    }
+
+    const options = { trigger, monitorPrincipalArn: deps.monitorPrincipalArn };
+    const predicted = whatIf(before, change, options).findings;
+    // EKS's side effect may already have happened before the fresh read: what changed since the
+    // stored snapshot is reported too (only opens; the worker's state evaluation resolves).
+    const already = previous.value === undefined ? [] : diffSnapshots(previous.value, before, options);
+    // Blindness is the worker's to report (from a full capture), never the event path's.
+    const findings = dedupe([...predicted, ...already]).filter((f) => f.ruleId !== SOURCE_UNAVAILABLE);
+
+    const followUp: ClusterWorkItem = {
+      ...key,
+      reason: 'follow-up',
+      followUp: { eventId, eventName, change, fingerprints: findings.map((f) => f.fingerprint), attempt: 1 },
+    };
+    const [delivery] = await Promise.all([
+      deps.deliver(key, findings, { kind: 'change' }),
+      deps.queue.enqueue([followUp], deps.followUpDelaySeconds),
+    ]);
+    return {
+      outcome: 'alerted',
+      eventId,
+      eventName,
+      cluster: clusterName,
+      region,
+      findings: findings.length,
+      ruleIds: [...new Set(findings.map((f) => f.ruleId))],
+      delivery,
+      basis,
+      staleSources,
+      followUpQueued: true,
+    };
+  } catch (error) {
+    await deps.idempotency.release(`${IDEMPOTENCY_PREFIX}${eventId}`).catch(() => undefined);
+    throw new EventProcessingError(
+      `${eventName} ${eventId} on ${region}/${clusterName}: ${safeErrorMessage(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
