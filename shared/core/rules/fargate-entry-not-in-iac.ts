@@ -58,7 +58,7 @@ function draft(
 export const fargateEntryNotInIac: Rule = {
   id: 'fargate/entry-not-in-iac',
   severity: 'high',
-  kinds: ['state', 'change'],
+  kinds: ['state', 'transition', 'change'],
   title: 'EKS added an aws-auth entry that the tool owning aws-auth will remove',
   meaning:
     'EKS adds the pod execution role (Fargate) or node role (managed node groups) to aws-auth. When Terraform, Pulumi, CDK, Helm or GitOps owns mapRoles, its next apply removes what it did not declare.',
@@ -86,7 +86,30 @@ export const fargateEntryNotInIac: Rule = {
       }
       return out;
     }
-    // On a snapshot: an EKS-shaped entry for a Fargate profile created after the IaC's last write.
+    if (b) {
+      // Between two snapshots: an entry for a Fargate profile or node group appeared while the
+      // IaC tool owned mapRoles before. Kubernetes moves field ownership to the last writer, so
+      // after EKS's edit only the previous snapshot still names the IaC owner.
+      const owner = iacOwnersOfMapRoles(b)[0];
+      if (!owner) return [];
+      const added = (arn: string) => mappedInAwsAuth(a, arn) && !mappedInAwsAuth(b, arn);
+      if (a.snapshot.fargateProfiles.status === 'ok') {
+        for (const fp of a.snapshot.fargateProfiles.data) {
+          if (added(fp.podExecutionRoleArn)) {
+            out.push(draft(a, `Fargate profile ${fp.name}`, fp.podExecutionRoleArn, 'fargate', owner, false));
+          }
+        }
+      }
+      if (a.snapshot.nodegroups.status === 'ok') {
+        for (const ng of a.snapshot.nodegroups.data) {
+          if (added(ng.nodeRole) && !out.some((f) => f.subject === ng.nodeRole)) {
+            out.push(draft(a, `node group ${ng.name}`, ng.nodeRole, 'ec2-linux', owner, false));
+          }
+        }
+      }
+      return out;
+    }
+    // On one snapshot: an EKS-shaped entry for a Fargate profile created after the IaC's last write.
     const owner = iacOwnersOfMapRoles(a)[0];
     if (!owner?.time || a.snapshot.fargateProfiles.status !== 'ok') return [];
     for (const fp of a.snapshot.fargateProfiles.data) {

@@ -387,3 +387,36 @@ describe('fargate/entry-not-in-iac on a snapshot', () => {
     expect(f?.title).toContain('Terraform');
   });
 });
+
+describe('fargate/entry-not-in-iac between snapshots', () => {
+  it('fires when EKS added a Fargate entry while Terraform owned mapRoles before (ownership moved to EKS)', () => {
+    const before = buildSnapshot({
+      managedFields: [
+        { manager: 'Terraform', operation: 'Apply', time: '2026-01-01T00:00:00Z', dataKeys: ['mapRoles'] },
+      ],
+    });
+    const after = buildSnapshot({
+      mapRoles: nodeMapping() + fargateMapping(),
+      fargateProfiles: [fargateProfile()],
+      managedFields: [
+        { manager: 'eks', operation: 'Update', time: '2026-06-01T00:00:00Z', dataKeys: ['mapRoles'] },
+      ],
+    });
+    const f = diffSnapshots(before, after).find((x) => x.ruleId === 'fargate/entry-not-in-iac');
+    expect(f?.subject).toBe(FARGATE_ROLE);
+    expect(f?.title).toContain('Terraform');
+  });
+
+  it('stays silent when EKS itself owned mapRoles before', () => {
+    const before = buildSnapshot({
+      managedFields: [
+        { manager: 'eks', operation: 'Update', time: '2026-01-01T00:00:00Z', dataKeys: ['mapRoles'] },
+      ],
+    });
+    const after = buildSnapshot({
+      mapRoles: nodeMapping() + fargateMapping(),
+      fargateProfiles: [fargateProfile()],
+    });
+    expect(diffSnapshots(before, after).map((f) => f.ruleId)).not.toContain('fargate/entry-not-in-iac');
+  });
+});
