@@ -1,0 +1,220 @@
+/**
+ * deliverAlerts: the alert lifecycle (shared/core/alerts.ts) wired to its state and its channels.
+ *
+ *   load → planAlerts → send per channel, in parallel (one failing channel never stops another)
+ *   → settleDeliveries → save (optimistic; on ConcurrentUpdateError the whole plan runs once more
+ *   on the state the other writer saved, without re-sending what the first attempt delivered)
+ *   → if a notice has now failed `maxAttempts` times, throw `DeliveryError` — after saving, so the
+ *   pending notices stay stored while the Lambda retries, the message goes to the DLQ and the
+ *   alarm fires.
+ *
+ * Channels without a sender are left out of the plan: a notice is only ever queued for a channel
+ * that can deliver it.
+ */
+
+import { ConcurrentUpdateError } from '../adapters/errors.ts';
+import {
+  type AlertRecord,
+  type Channel,
+  type ChannelPolicy,
+  type EvaluationScope,
+  isSpent,
+  type LifecycleResult,
+  type PendingNotice,
+  planAlerts,
+  settleDeliveries,
+} from '../core/alerts.ts';
+import type { Finding } from '../core/model.ts';
+import type { AlertStore, Clock, ClusterKey, DeliveryResult, NoticeSender } from '../ports.ts';
+
+/** A notice that failed this many sends makes `deliverAlerts` throw (after saving). */
+export const DEFAULT_MAX_ATTEMPTS = 3;
+
+export interface DeliverAlertsDeps {
+  alerts: AlertStore;
+  senders: readonly NoticeSender[];
+  clock: Clock;
+}
+
+export interface DeliverAlertsOptions {
+  /** Default 3. */
+  maxAttempts?: number;
+}
+
+export interface DeliverySummary {
+  /** Notices a channel accepted in this run. */
+  sent: number;
+  /** Notices a channel was given and did not accept in this run (they stay pending). */
+  failed: number;
+  /** Notices left pending after this run, all channels. */
+  pending: number;
+  /** The last error per channel that failed in this run (safe: no webhook URL). */
+  errors: Partial<Record<Channel, string>>;
+}
+
+/** Some notices could not be delivered after `maxAttempts` sends; they are still stored and will be retried. */
+export class DeliveryError extends Error {
+  override readonly name: string = 'DeliveryError';
+  readonly cluster: ClusterKey;
+  /** Channel → how many notices have reached the attempt limit there, and the last error. */
+  readonly exhausted: Partial<Record<Channel, { notices: number; lastError?: string }>>;
+  readonly summary: DeliverySummary;
+
+  constructor(
+    message: string,
+    details: {
+      cluster: ClusterKey;
+      exhausted: DeliveryError['exhausted'];
+      summary: DeliverySummary;
+      cause?: unknown;
+    },
+  ) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.cluster = details.cluster;
+    this.exhausted = details.exhausted;
+    this.summary = details.summary;
+  }
+}
+
+/** What identifies a notice across two plans of the same run (`at` differs between plans). */
+function identity(channel: Channel, n: PendingNotice): string {
+  return `${channel}\u0000${n.kind}\u0000${n.finding.fingerprint}\u0000${n.finding.severity}`;
+}
+
+function safeMessage(error: unknown): string {
+  // Senders report their own safe messages; an exception that escapes one is summarised by name only.
+  return error instanceof Error ? `${error.name} while sending` : 'unknown error while sending';
+}
+
+async function sendAll(
+  senders: readonly NoticeSender[],
+  plan: LifecycleResult,
+  alreadyDelivered: ReadonlySet<string>,
+): Promise<{
+  results: Partial<Record<Channel, { delivered: ReadonlySet<PendingNotice>; error?: string }>>;
+  delivered: string[];
+  sent: number;
+  failed: number;
+  errors: Partial<Record<Channel, string>>;
+}> {
+  const results: Partial<Record<Channel, { delivered: ReadonlySet<PendingNotice>; error?: string }>> = {};
+  const delivered: string[] = [];
+  const errors: Partial<Record<Channel, string>> = {};
+  let sent = 0;
+  let failed = 0;
+  await Promise.all(
+    senders.map(async (sender) => {
+      const { channel } = sender;
+      const outbox = plan.outbox[channel];
+      if (outbox.length === 0) return;
+      // Delivered by the first attempt of this run: settle without sending again.
+      const done = outbox.filter((n) => alreadyDelivered.has(identity(channel, n)));
+      const toSend = outbox.filter((n) => !alreadyDelivered.has(identity(channel, n)));
+      let result: DeliveryResult = { delivered: new Set() };
+      if (toSend.length > 0) {
+        try {
+          result = await sender.send(toSend);
+        } catch (error) {
+          result = { delivered: new Set(), error: safeMessage(error) };
+        }
+      }
+      const accepted = new Set<PendingNotice>([...done, ...toSend.filter((n) => result.delivered.has(n))]);
+      results[channel] =
+        result.error === undefined ? { delivered: accepted } : { delivered: accepted, error: result.error };
+      for (const n of toSend) {
+        if (accepted.has(n)) {
+          sent += 1;
+          delivered.push(identity(channel, n));
+        } else failed += 1;
+      }
+      if (toSend.some((n) => !accepted.has(n)))
+        errors[channel] = result.error ?? 'not accepted by the channel';
+    }),
+  );
+  return { results, delivered, sent, failed, errors };
+}
+
+function pendingCount(records: readonly AlertRecord[]): number {
+  let n = 0;
+  for (const r of records) for (const list of Object.values(r.pending)) n += list?.length ?? 0;
+  return n;
+}
+
+function clusterName(key: ClusterKey): string {
+  return `${key.clusterName} (account ${key.accountId}, region ${key.region})`;
+}
+
+export async function deliverAlerts(
+  deps: DeliverAlertsDeps,
+  key: ClusterKey,
+  findings: readonly Finding[],
+  scope: EvaluationScope,
+  channels: Partial<Record<Channel, ChannelPolicy>>,
+  options: DeliverAlertsOptions = {},
+): Promise<DeliverySummary> {
+  const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  const served = new Set(deps.senders.map((s) => s.channel));
+  const policy: Partial<Record<Channel, ChannelPolicy>> = {};
+  for (const [channel, p] of Object.entries(channels) as Array<[Channel, ChannelPolicy | undefined]>) {
+    if (p !== undefined && served.has(channel)) policy[channel] = p;
+  }
+
+  const deliveredThisRun = new Set<string>();
+  let sent = 0;
+  let failed = 0;
+  let errors: Partial<Record<Channel, string>> = {};
+  let saved: AlertRecord[] | undefined;
+
+  for (let attempt = 1; saved === undefined; attempt++) {
+    const { records, version } = await deps.alerts.load(key);
+    const plan = planAlerts({
+      records,
+      findings,
+      scope,
+      now: deps.clock.now().toISOString(),
+      channels: policy,
+    });
+    const run = await sendAll(deps.senders, plan, deliveredThisRun);
+    for (const id of run.delivered) deliveredThisRun.add(id);
+    sent += run.sent;
+    failed = run.failed;
+    errors = run.errors;
+    const next = settleDeliveries(plan.records, run.results, plan.outbox).filter((r) => !isSpent(r));
+    try {
+      await deps.alerts.save(key, next, version);
+      saved = next;
+    } catch (error) {
+      if (!(error instanceof ConcurrentUpdateError) || attempt >= 2) throw error;
+    }
+  }
+
+  const summary: DeliverySummary = { sent, failed, pending: pendingCount(saved), errors };
+  const exhausted: DeliveryError['exhausted'] = {};
+  for (const r of saved) {
+    for (const [channel, list] of Object.entries(r.pending) as Array<
+      [Channel, PendingNotice[] | undefined]
+    >) {
+      for (const n of list ?? []) {
+        if (n.attempts < maxAttempts) continue;
+        const entry = exhausted[channel] ?? { notices: 0 };
+        entry.notices += 1;
+        if (n.lastError !== undefined) entry.lastError = n.lastError;
+        exhausted[channel] = entry;
+      }
+    }
+  }
+  const failing = Object.entries(exhausted) as Array<[Channel, { notices: number; lastError?: string }]>;
+  if (failing.length > 0) {
+    const what = failing
+      .map(
+        ([c, e]) =>
+          `${c}: ${e.notices} notice${e.notices === 1 ? '' : 's'}${e.lastError ? ` (${e.lastError})` : ''}`,
+      )
+      .join('; ');
+    throw new DeliveryError(
+      `Alert delivery for cluster ${clusterName(key)} failed ${maxAttempts} or more times — ${what}; the notices stay stored and are retried on the next run`,
+      { cluster: key, exhausted, summary },
+    );
+  }
+  return summary;
+}
