@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { buildReport, ReportRequestError } from '../../shared/app/build-report.ts';
+import { createFakeSnapshotStore } from '../fakes/monitor.ts';
+import { loadScenario } from '../fakes/snapshot-builder.ts';
+import { createFakeCluster } from './fake-cluster.ts';
+import { MONITOR } from './harness.ts';
+
+const settings = {
+  accountId: '111122223333',
+  regions: ['eu-west-1'],
+  monitorPrincipalArn: MONITOR,
+  concurrency: 2,
+};
+
+describe('buildReport', () => {
+  it('answers who loses access if each node group is deleted, as JSON with Markdown inside', async () => {
+    const cluster = createFakeCluster(loadScenario('a-karpenter-shares-last-nodegroup-role'));
+    const report = await buildReport(
+      { capture: cluster.deps, snapshots: createFakeSnapshotStore() },
+      { cluster: 'prod', region: 'eu-west-1' },
+      settings,
+      new Date('2026-11-29T12:00:00Z'),
+    );
+    expect(report.clusters).toHaveLength(1);
+    const [c] = report.clusters;
+    expect(c?.whatIf.map((w) => w.label)).toEqual(['delete node group general']);
+    expect(c?.whatIf[0]?.findings.map((f) => f.ruleId)).toContain('nodegroup/deletion-orphans-role');
+    expect(report.markdown).toContain('What if: delete node group general');
+    expect(JSON.parse(JSON.stringify(report))).toEqual(report);
+  });
+
+  it('finds the cluster in the configured Regions when no Region is given; unknown names are an error', async () => {
+    const cluster = createFakeCluster(loadScenario('a-karpenter-shares-last-nodegroup-role'));
+    const deps = { capture: cluster.deps, snapshots: createFakeSnapshotStore() };
+    const all = await buildReport(deps, {}, settings, new Date());
+    expect(all.clusters.map((c) => c.cluster)).toEqual(['prod']);
+    await expect(buildReport(deps, { cluster: 'nope' }, settings, new Date())).rejects.toBeInstanceOf(
+      ReportRequestError,
+    );
+  });
+
+  it('reports from the stored snapshot on request, and says when there is none', async () => {
+    const cluster = createFakeCluster(loadScenario('a-karpenter-shares-last-nodegroup-role'));
+    const snapshots = createFakeSnapshotStore();
+    const deps = { capture: cluster.deps, snapshots };
+    const none = await buildReport(
+      deps,
+      { cluster: 'prod', region: 'eu-west-1', source: 'stored' },
+      settings,
+      new Date(),
+    );
+    expect(none.clusters[0]?.error).toBe('no stored snapshot yet');
+    await snapshots.put(loadScenario('a-karpenter-shares-last-nodegroup-role'));
+    const stored = await buildReport(
+      deps,
+      { cluster: 'prod', region: 'eu-west-1', source: 'stored' },
+      settings,
+      new Date(),
+    );
+    expect(stored.clusters[0]?.source).toBe('stored');
+    expect(cluster.calls).not.toContain('eks:DescribeCluster');
+  });
+});

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../shared/app/config.ts';
+
+const VALID_ENV = {
+  SENTINEL_REGIONS: 'eu-west-1, us-east-1',
+  SENTINEL_TABLE_NAME: 'eks-auth-sentinel-prod',
+  SENTINEL_BUCKET_NAME: 'eks-auth-sentinel-prod-snapshots',
+  SENTINEL_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/eks-auth-sentinel-prod-work',
+  SENTINEL_TOPIC_ARN: 'arn:aws:sns:eu-west-1:111122223333:eks-auth-sentinel-prod-alerts',
+  SENTINEL_SLACK_WEBHOOK_PARAMETER: '/eks-auth-sentinel/slack-webhook',
+  SENTINEL_MONITOR_PRINCIPAL_ARN: 'arn:aws:iam::111122223333:role/eks-auth-sentinel-prod-worker',
+};
+
+function problemsOf(env: Record<string, string | undefined>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  it('reads a complete environment, with the documented defaults for the optional values', () => {
+    const config = loadConfig({ ...VALID_ENV, PATH: '/usr/bin' });
+    expect(config.regions).toEqual(['eu-west-1', 'us-east-1']);
+    expect(config.channels).toEqual({ sns: { minSeverity: 'medium' }, slack: { minSeverity: 'high' } });
+    expect(config.followUpDelaySeconds).toBe(60);
+    expect(config.followUpMaxAttempts).toBe(15);
+    expect(config.scheduleRate).toBe('rate(5 minutes)');
+    expect(config.slackWebhookParameter).toBe('/eks-auth-sentinel/slack-webhook');
+  });
+
+  it('reports every problem at once: missing required values, bad values and unknown SENTINEL_ keys', () => {
+    const problems = problemsOf({
+      SENTINEL_REGIONS: 'eu-west-1,mars-north-9x',
+      SENTINEL_MIN_SEVERITY_SLACK: 'urgent',
+      SENTINEL_FOLLOW_UP_DELAY_SECONDS: '901',
+      SENTINEL_TOPIC: 'typo',
+    });
+    const text = problems.join('\n');
+    for (const key of [
+      'SENTINEL_REGIONS',
+      'SENTINEL_TABLE_NAME',
+      'SENTINEL_BUCKET_NAME',
+      'SENTINEL_QUEUE_URL',
+      'SENTINEL_TOPIC_ARN',
+      'SENTINEL_SLACK_WEBHOOK_PARAMETER',
+      'SENTINEL_MONITOR_PRINCIPAL_ARN',
+      'SENTINEL_MIN_SEVERITY_SLACK',
+      'SENTINEL_FOLLOW_UP_DELAY_SECONDS',
+      'SENTINEL_TOPIC: unknown variable',
+    ]) {
+      expect(text).toContain(key);
+    }
+  });
+
+  it('Slack can be disabled explicitly, never by leaving the value out', () => {
+    const config = loadConfig({ ...VALID_ENV, SENTINEL_SLACK_WEBHOOK_PARAMETER: 'disabled' });
+    expect(config.slackWebhookParameter).toBeUndefined();
+    expect(config.channels.slack).toBeUndefined();
+    const { SENTINEL_SLACK_WEBHOOK_PARAMETER: _omitted, ...rest } = VALID_ENV;
+    expect(problemsOf(rest).join()).toContain('SENTINEL_SLACK_WEBHOOK_PARAMETER');
+  });
+
+  it('documents a default for every optional variable', () => {
+    for (const [key, spec] of Object.entries(CONFIG_VARIABLES)) {
+      if (!spec.required) expect(spec, key).toHaveProperty('default');
+    }
+  });
+});

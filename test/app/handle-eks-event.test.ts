@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import {
+  EventProcessingError,
+  type HandleEksEventDeps,
+  handleEksEvent,
+} from '../../shared/app/handle-eks-event.ts';
+import { runSnapshot } from '../../shared/app/run-snapshot.ts';
+import { loadScenario } from '../fakes/snapshot-builder.ts';
+import { createHarness, KEY, loadRecord, MONITOR } from './harness.ts';
+
+function setup(options: { stored?: boolean } = {}) {
+  const h = createHarness(loadScenario('a-karpenter-shares-last-nodegroup-role'));
+  const deps: HandleEksEventDeps = {
+    eks: h.cluster.deps.eks,
+    kube: h.cluster.deps.kube,
+    snapshots: h.snapshots,
+    idempotency: h.idempotency,
+    deliver: h.deliver,
+    queue: h.queue,
+    clock: h.cluster.clock,
+    monitorPrincipalArn: MONITOR,
+    followUpDelaySeconds: 60,
+    idempotencyTtlSeconds: 86_400,
+    kubeRefs: new Map(),
+  };
+  const store = async () => {
+    await runSnapshot(
+      {
+        capture: h.cluster.deps,
+        snapshots: h.snapshots,
+        deliver: h.deliver,
+        queue: h.queue,
+        clock: h.cluster.clock,
+        monitorPrincipalArn: MONITOR,
+        followUp: { delaySeconds: 60, maxAttempts: 3 },
+      },
+      { ...KEY, reason: 'schedule' },
+    );
+    h.sns.delivered.length = 0;
+    h.slack.delivered.length = 0;
+    h.cluster.calls.length = 0;
+  };
+  return { h, deps, ready: options.stored === false ? Promise.resolve() : store() };
+}
+
+const criticalOf = (notices: Array<{ kind: string; finding: { ruleId: string; severity: string } }>) =>
+  notices
+    .filter((n) => n.kind === 'opened' && n.finding.severity === 'critical')
+    .map((n) => n.finding.ruleId);
+
+describe('handleEksEvent', () => {
+  it('alerts a DeleteNodegroup that orphans the role Karpenter nodes share, and queues a delayed follow-up', async () => {
+    const { h, deps, ready } = setup();
+    await ready;
+    const result = await handleEksEvent(deps, loadRecord('delete-nodegroup'));
+    expect(result.outcome).toBe('alerted');
+    expect(criticalOf(h.slack.delivered)).toContain('nodegroup/deletion-orphans-role');
+    expect(h.queue.sent).toHaveLength(1);
+    const followUp = h.queue.sent[0];
+    expect(followUp?.delaySeconds).toBe(60);
+    expect(followUp?.item.reason).toBe('follow-up');
+    expect(followUp?.item.followUp?.change).toMatchObject({
+      kind: 'delete-nodegroup',
+      nodegroupName: 'general',
+    });
+    expect(followUp?.item.followUp?.fingerprints.length).toBeGreaterThan(0);
+  });
+
+  it('the same CloudTrail record delivered twice alerts once', async () => {
+    const { h, deps, ready } = setup();
+    await ready;
+    const record = loadRecord('delete-nodegroup');
+    await handleEksEvent(deps, record);
+    const sent = h.slack.delivered.length + h.sns.delivered.length;
+    const again = await handleEksEvent(deps, structuredClone(record));
+    expect(again.outcome).toBe('duplicate');
+    expect(h.slack.delivered.length + h.sns.delivered.length).toBe(sent);
+    expect(h.queue.sent).toHaveLength(1);
+  });
+
+  it('never calls EC2 or IAM, with a stored snapshot or without one', async () => {
+    for (const stored of [true, false]) {
+      const { h, deps, ready } = setup({ stored });
+      await ready;
+      const result = await handleEksEvent(deps, loadRecord('delete-nodegroup'));
+      expect(result.outcome).toBe('alerted');
+      if (result.outcome === 'alerted')
+        expect(result.basis).toBe(stored ? 'stored-snapshot' : 'bootstrap-capture');
+      expect(h.cluster.calls.filter((c) => c.startsWith('ec2:') || c.startsWith('iam:'))).toEqual([]);
+    }
+  });
+
+  it('reads only DescribeCluster, aws-auth and access entries fresh when a snapshot is stored', async () => {
+    const { h, deps, ready } = setup();
+    await ready;
+    await handleEksEvent(deps, loadRecord('delete-nodegroup'));
+    expect([...new Set(h.cluster.calls)].sort()).toEqual([
+      'eks:DescribeCluster',
+      'eks:ListAccessEntries',
+      'kube:awsAuth',
+    ]);
+  });
+
+  it('still alerts when EKS already removed the role from aws-auth before the fresh read', async () => {
+    const { h, deps, ready } = setup();
+    await ready;
+    const awsAuth = h.cluster.state.awsAuth;
+    if (awsAuth.status !== 'ok') throw new Error('aws-auth');
+    awsAuth.data.data.mapRoles = (awsAuth.data.data.mapRoles ?? '')
+      .split(/\n(?=- )/)
+      .filter((e) => !e.includes('prod-node-role'))
+      .join('\n');
+    await handleEksEvent(deps, loadRecord('delete-nodegroup'));
+    expect(criticalOf(h.slack.delivered).length).toBeGreaterThan(0);
+  });
+
+  it('ignores failed calls without claiming anything', async () => {
+    const { h, deps, ready } = setup();
+    await ready;
+    const result = await handleEksEvent(deps, loadRecord('delete-nodegroup-failed-resource-in-use'));
+    expect(result.outcome).toBe('ignored');
+    expect(h.idempotency.claims.size).toBe(0);
+    expect(h.queue.sent).toHaveLength(0);
+  });
+
+  it('reports an invalid record without throwing', async () => {
+    const { deps, ready } = setup();
+    await ready;
+    const result = await handleEksEvent(deps, loadRecord('truncated-delete-nodegroup'));
+    expect(result.outcome).toBe('invalid');
+  });
+
+  it('releases the claim and rethrows on failure, so the redelivery is processed', async () => {
+    const { h, deps, ready } = setup();
+    await ready;
+    h.cluster.failing.add('eks:DescribeCluster');
+    const record = loadRecord('delete-nodegroup');
+    await expect(handleEksEvent(deps, record)).rejects.toBeInstanceOf(EventProcessingError);
+    expect(h.idempotency.claims.size).toBe(0);
+    h.cluster.failing.clear();
+    const retry = await handleEksEvent(deps, record);
+    expect(retry.outcome).toBe('alerted');
+    expect(criticalOf(h.slack.delivered)).toContain('nodegroup/deletion-orphans-role');
+  });
+
+  it('reuses the remembered API endpoint on a warm start: aws-auth is read alongside DescribeCluster', async () => {
+    const { h, deps, ready } = setup();
+    await ready;
+    await handleEksEvent(deps, loadRecord('delete-nodegroup'));
+    h.cluster.calls.length = 0;
+    const second = loadRecord('delete-nodegroup');
+    (second.detail as { eventID: string }).eventID = 'another-event';
+    await handleEksEvent(deps, second);
+    expect(h.cluster.calls.filter((c) => c === 'kube:awsAuth')).toHaveLength(1);
+    expect(h.cluster.calls.slice(0, 3).sort()).toEqual([
+      'eks:DescribeCluster',
+      'eks:ListAccessEntries',
+      'kube:awsAuth',
+    ]);
+  });
+});

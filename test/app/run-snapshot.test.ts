@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import { hasSettled, runSnapshot } from '../../shared/app/run-snapshot.ts';
+import type { ClusterWorkItem } from '../../shared/ports.ts';
+import { buildSnapshot, loadScenario, NODE_ROLE } from '../fakes/snapshot-builder.ts';
+import { createHarness, KEY, MONITOR } from './harness.ts';
+
+const scheduled: ClusterWorkItem = { ...KEY, reason: 'schedule' };
+
+function worker(h: ReturnType<typeof createHarness>) {
+  const deps = {
+    capture: h.cluster.deps,
+    snapshots: h.snapshots,
+    deliver: h.deliver,
+    queue: h.queue,
+    clock: h.cluster.clock,
+    monitorPrincipalArn: MONITOR,
+    followUp: { delaySeconds: 60, maxAttempts: 3 },
+  };
+  return (item: ClusterWorkItem = scheduled) => {
+    h.cluster.clock.advance(300_000);
+    return runSnapshot(deps, item);
+  };
+}
+
+/** aws-auth without the node role (what EKS does when the last managed node group goes). */
+function dropNodeRole(h: ReturnType<typeof createHarness>) {
+  const awsAuth = h.cluster.state.awsAuth;
+  if (awsAuth.status !== 'ok') throw new Error('aws-auth not ok');
+  awsAuth.data.data.mapRoles = (awsAuth.data.data.mapRoles ?? '')
+    .split(/\n(?=- )/)
+    .filter((entry) => !entry.includes('prod-node-role'))
+    .join('\n');
+}
+
+describe('runSnapshot', () => {
+  it('stores the snapshot and alerts the open findings once; the same state again sends nothing', async () => {
+    const h = createHarness(loadScenario('a-karpenter-shares-last-nodegroup-role'));
+    const run = worker(h);
+    const first = await run();
+    expect(first.outcome).toBe('evaluated');
+    expect(h.snapshots.items.size).toBe(1);
+    const sentAfterFirst = h.sns.delivered.length;
+    const second = await run();
+    expect(second.previous).toBe('found');
+    expect(second.delivery.sent).toBe(0);
+    expect(h.sns.delivered.length).toBe(sentAfterFirst);
+  });
+
+  it('opens nodes/role-unauthorized when the node role leaves aws-auth, and sends one resolved notice when it is back', async () => {
+    const h = createHarness(loadScenario('a-karpenter-shares-last-nodegroup-role'));
+    const run = worker(h);
+    await run();
+    const original = structuredClone(h.cluster.state.awsAuth);
+    dropNodeRole(h);
+    const broken = await run();
+    expect(broken.delivery.sent).toBeGreaterThan(0);
+    expect(h.snsNotices()).toContain('opened nodes/role-unauthorized');
+    expect(h.slack.delivered.map((n) => n.finding.ruleId)).toContain('nodes/role-unauthorized');
+    expect(h.snsNotices()).toContain('opened aws-auth/entry-removed');
+
+    await run(); // still broken: silent
+    expect(h.snsNotices().filter((n) => n === 'opened nodes/role-unauthorized')).toHaveLength(1);
+
+    h.cluster.state.awsAuth = original;
+    await run();
+    await run();
+    expect(h.snsNotices().filter((n) => n === 'resolved nodes/role-unauthorized')).toHaveLength(1);
+  });
+
+  it('alerts monitor/source-unavailable once for a cluster it cannot read, not on every run, and resolves it once readable', async () => {
+    const h = createHarness(buildSnapshot());
+    const run = worker(h);
+    await run();
+    h.cluster.failing.add('eks:DescribeCluster');
+    const results = [await run(), await run(), await run()];
+    expect(results.map((r) => r.outcome)).toEqual(['unreadable', 'unreadable', 'unreadable']);
+    expect(results.every((r) => r.sourceUnavailable === 1)).toBe(true);
+    const blind = h.sns.delivered.filter((n) => n.finding.ruleId === 'monitor/source-unavailable');
+    expect(blind.map((n) => n.kind)).toEqual(['opened']);
+    expect(blind[0]?.finding.subject).toBe('cluster');
+    expect(h.snsNotices().filter((n) => n.startsWith('resolved'))).toEqual([]); // blind: nothing resolves
+    h.cluster.failing.clear();
+    await run();
+    expect(h.snsNotices()).toContain('resolved monitor/source-unavailable');
+  });
+
+  it('re-enqueues a follow-up with a delay until the change settles, then resolves the change findings', async () => {
+    const h = createHarness(loadScenario('a-karpenter-shares-last-nodegroup-role'));
+    const run = worker(h);
+    const item: ClusterWorkItem = {
+      ...KEY,
+      reason: 'follow-up',
+      followUp: {
+        eventId: 'e-1',
+        eventName: 'DeleteNodegroup',
+        change: { kind: 'delete-nodegroup', nodegroupName: 'general', nodeRole: NODE_ROLE },
+        fingerprints: ['f-1'],
+        attempt: 1,
+      },
+    };
+    const first = await run(item);
+    expect(first.followUp).toBe('requeued');
+    expect(h.queue.sent).toHaveLength(1);
+    expect(h.queue.sent[0]?.delaySeconds).toBe(60);
+    expect(h.queue.sent[0]?.item.followUp?.attempt).toBe(2);
+
+    h.cluster.state.nodegroups = { status: 'ok', data: [] };
+    const second = await run(item);
+    expect(second.followUp).toBe('settled');
+    expect(h.queue.sent).toHaveLength(1);
+  });
+
+  it('gives up after the last attempt (and stops re-enqueueing)', async () => {
+    const h = createHarness(loadScenario('a-karpenter-shares-last-nodegroup-role'));
+    const run = worker(h);
+    const result = await run({
+      ...KEY,
+      reason: 'follow-up',
+      followUp: {
+        eventId: 'e-1',
+        eventName: 'DeleteNodegroup',
+        change: { kind: 'delete-nodegroup', nodegroupName: 'general' },
+        fingerprints: [],
+        attempt: 3,
+      },
+    });
+    expect(result.followUp).toBe('gave-up');
+    expect(h.queue.sent).toHaveLength(0);
+  });
+});
+
+describe('hasSettled', () => {
+  const s = buildSnapshot({ mode: 'API_AND_CONFIG_MAP' });
+  it('a node group deletion settles when the group is gone or its deletion failed', () => {
+    expect(hasSettled({ kind: 'delete-nodegroup', nodegroupName: 'general' }, s)).toBe(false);
+    expect(hasSettled({ kind: 'delete-nodegroup', nodegroupName: 'other' }, s)).toBe(true);
+    const failed = buildSnapshot({
+      nodegroups: [{ name: 'general', status: 'DELETE_FAILED', nodeRole: NODE_ROLE, healthIssues: [] }],
+    });
+    expect(hasSettled({ kind: 'delete-nodegroup', nodegroupName: 'general' }, failed)).toBe(true);
+  });
+  it('an unreadable source never settles', () => {
+    const blind = { ...s, nodegroups: { status: 'error' as const, error: 'denied' } };
+    expect(hasSettled({ kind: 'delete-nodegroup', nodegroupName: 'other' }, blind)).toBe(false);
+  });
+  it('a mode change settles once the cluster is ACTIVE in the new mode', () => {
+    expect(hasSettled({ kind: 'set-auth-mode', mode: 'API' }, s)).toBe(false);
+    const updating = {
+      ...s,
+      cluster: { ...s.cluster, authenticationMode: 'API' as const, status: 'UPDATING' },
+    };
+    expect(hasSettled({ kind: 'set-auth-mode', mode: 'API' }, updating)).toBe(false);
+    expect(
+      hasSettled(
+        { kind: 'set-auth-mode', mode: 'API' },
+        { ...updating, cluster: { ...updating.cluster, status: 'ACTIVE' } },
+      ),
+    ).toBe(true);
+  });
+  it('an access entry deletion settles when the entry is gone', () => {
+    const withEntry = buildSnapshot({
+      mode: 'API',
+      entries: [{ principalArn: NODE_ROLE, type: 'EC2_LINUX', kubernetesGroups: [], accessPolicies: [] }],
+    });
+    expect(hasSettled({ kind: 'delete-access-entry', principalArn: NODE_ROLE }, withEntry)).toBe(false);
+    expect(hasSettled({ kind: 'delete-access-entry', principalArn: NODE_ROLE }, s)).toBe(true);
+  });
+});
