@@ -33,7 +33,7 @@ export interface Analysis {
 
 function findDeadEntries(entries: AccessEntry[] | undefined, roles: Map<string, IamRole> | undefined) {
   const dead = new Map<string, DeadEntry>();
-  if (!entries || !roles) return dead;
+  if (!entries || !roles || roles.size === 0) return dead;
   for (const entry of entries) {
     const key = principalKey(entry.principalArn);
     const role = roles.get(key);

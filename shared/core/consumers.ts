@@ -50,7 +50,11 @@ export function nodeLabel(node: ComputeNode): string {
 export function buildConsumers(snapshot: ClusterSnapshot): ConsumerInventory {
   const byRole = new Map<string, RoleConsumer>();
   const blind: SourceName[] = [];
+  // Thousands of nodes share a handful of role ARNs: key each distinct ARN string once.
+  const byArn = new Map<string, RoleConsumer>();
   const get = (arn: string): RoleConsumer => {
+    const known = byArn.get(arn);
+    if (known) return known;
     const key = principalKey(arn);
     let c = byRole.get(key);
     if (!c) {
@@ -66,6 +70,7 @@ export function buildConsumers(snapshot: ClusterSnapshot): ConsumerInventory {
       };
       byRole.set(key, c);
     }
+    byArn.set(arn, c);
     return c;
   };
 
