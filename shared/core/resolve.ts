@@ -56,6 +56,8 @@ export interface AccessIndex {
   roles: ReadonlyMap<string, RoleMapping>;
   ssoRoles: readonly RoleMapping[];
   users: readonly UserMapping[];
+  /** User mappings by lower-cased userarn; the last duplicate wins, as in the authenticator. */
+  usersByKey: ReadonlyMap<string, UserMapping>;
   accounts: ReadonlySet<string>;
   awsAuthUnknown: boolean;
 }
@@ -74,6 +76,8 @@ export function buildAccessIndex(
     if (r.rolearn !== undefined && r.rolearn !== '') roles.set(awsAuthArnKey(r.rolearn), r);
     else if (r.sso) ssoRoles.push(r);
   }
+  const usersByKey = new Map<string, UserMapping>();
+  for (const u of awsAuth?.users ?? []) usersByKey.set(u.userarn.toLowerCase(), u);
   return {
     mode,
     entries,
@@ -82,6 +86,7 @@ export function buildAccessIndex(
     roles,
     ssoRoles,
     users: awsAuth?.users ?? [],
+    usersByKey,
     accounts: new Set(awsAuth?.accounts ?? []),
     awsAuthUnknown: options.awsAuthUnknown ?? false,
   };
@@ -146,10 +151,8 @@ function resolveInAwsAuth(index: AccessIndex, key: string, arn: string): Resolve
   for (const sso of index.ssoRoles) {
     if (sso.sso && ssoMatches(sso.sso, key)) return fromAwsAuth('aws-auth-role', sso, key);
   }
-  for (let i = index.users.length - 1; i >= 0; i--) {
-    const u = index.users[i];
-    if (u && u.userarn.toLowerCase() === key) return fromAwsAuth('aws-auth-user', u, u.userarn);
-  }
+  const u = index.usersByKey.get(key);
+  if (u) return fromAwsAuth('aws-auth-user', u, u.userarn);
   const account = accountOf(arn);
   if (account && index.accounts.has(account)) {
     return { source: 'aws-auth-account', username: key, groups: [], accessPolicies: [], matchedBy: account };
