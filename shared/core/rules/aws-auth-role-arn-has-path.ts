@@ -14,7 +14,9 @@ export const awsAuthRoleArnHasPath: Rule = {
     if (!a.awsAuth || a.mode === 'API') return [];
     const out: FindingDraft[] = [];
     for (const r of a.awsAuth.roles) {
-      if (!r.rolearn || !roleArnHasPath(r.rolearn)) continue;
+      // A path needs two slashes (`role/path/name`): skip the ARN parse for the usual `role/name`.
+      if (!r.rolearn || r.rolearn.indexOf('/') === r.rolearn.lastIndexOf('/')) continue;
+      if (!roleArnHasPath(r.rolearn)) continue;
       const fixed = roleArnWithoutPath(r.rolearn);
       out.push({
         severity: 'high',

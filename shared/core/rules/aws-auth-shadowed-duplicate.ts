@@ -12,15 +12,16 @@ export const awsAuthShadowedDuplicate: Rule = {
   evaluate({ current: a }) {
     if (!a.awsAuth || a.mode === 'API') return [];
     const groups = new Map<string, Array<RoleMapping | UserMapping>>();
+    const add = (k: string, m: RoleMapping | UserMapping) => {
+      const list = groups.get(k);
+      if (list) list.push(m);
+      else groups.set(k, [m]);
+    };
     for (const r of a.awsAuth.roles) {
       if (!r.rolearn) continue;
-      const k = `role:${r.rolearn.toLowerCase()}`;
-      groups.set(k, [...(groups.get(k) ?? []), r]);
+      add(`role:${r.rolearn.toLowerCase()}`, r);
     }
-    for (const u of a.awsAuth.users) {
-      const k = `user:${u.userarn.toLowerCase()}`;
-      groups.set(k, [...(groups.get(k) ?? []), u]);
-    }
+    for (const u of a.awsAuth.users) add(`user:${u.userarn.toLowerCase()}`, u);
     const out: FindingDraft[] = [];
     for (const list of groups.values()) {
       if (list.length < 2) continue;

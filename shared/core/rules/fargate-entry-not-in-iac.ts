@@ -20,9 +20,20 @@ export function iacOwnersOfMapRoles(a: Analysis): ManagedField[] {
     .sort((x, y) => (y.time ?? '').localeCompare(x.time ?? ''));
 }
 
-function mappedInAwsAuth(a: Analysis, roleArn: string): boolean {
-  const key = principalKey(roleArn);
-  return !!a.awsAuth?.roles.some((r) => r.rolearn && r.rolearn.toLowerCase() === key);
+/**
+ * Whether aws-auth maps a role (its lower-cased rolearn as written equals the role's key). The set
+ * of rolearns is built on first use, so checking every node group or profile stays linear.
+ */
+function mappedIn(a: Analysis): (roleArn: string) => boolean {
+  let keys: Set<string> | undefined;
+  return (roleArn) => {
+    if (!a.awsAuth) return false;
+    if (!keys) {
+      keys = new Set();
+      for (const r of a.awsAuth.roles) if (r.rolearn) keys.add(r.rolearn.toLowerCase());
+    }
+    return keys.has(principalKey(roleArn));
+  };
 }
 
 function draft(
@@ -69,7 +80,7 @@ export const fargateEntryNotInIac: Rule = {
     if (change && b) {
       const owner = iacOwnersOfMapRoles(b)[0];
       if (!owner) return [];
-      if (change.kind === 'create-fargate-profile' && !mappedInAwsAuth(b, change.podExecutionRoleArn)) {
+      if (change.kind === 'create-fargate-profile' && !mappedIn(b)(change.podExecutionRoleArn)) {
         out.push(
           draft(
             a,
@@ -81,7 +92,7 @@ export const fargateEntryNotInIac: Rule = {
           ),
         );
       }
-      if (change.kind === 'create-nodegroup' && !mappedInAwsAuth(b, change.nodeRole)) {
+      if (change.kind === 'create-nodegroup' && !mappedIn(b)(change.nodeRole)) {
         out.push(draft(a, `node group ${change.nodegroupName}`, change.nodeRole, 'ec2-linux', owner, true));
       }
       return out;
@@ -92,7 +103,9 @@ export const fargateEntryNotInIac: Rule = {
       // after EKS's edit only the previous snapshot still names the IaC owner.
       const owner = iacOwnersOfMapRoles(b)[0];
       if (!owner) return [];
-      const added = (arn: string) => mappedInAwsAuth(a, arn) && !mappedInAwsAuth(b, arn);
+      const inA = mappedIn(a);
+      const inB = mappedIn(b);
+      const added = (arn: string) => inA(arn) && !inB(arn);
       if (a.snapshot.fargateProfiles.status === 'ok') {
         for (const fp of a.snapshot.fargateProfiles.data) {
           if (added(fp.podExecutionRoleArn)) {
@@ -112,9 +125,10 @@ export const fargateEntryNotInIac: Rule = {
     // On one snapshot: an EKS-shaped entry for a Fargate profile created after the IaC's last write.
     const owner = iacOwnersOfMapRoles(a)[0];
     if (!owner?.time || a.snapshot.fargateProfiles.status !== 'ok') return [];
+    const inA = mappedIn(a);
     for (const fp of a.snapshot.fargateProfiles.data) {
       if (!fp.createdAt || fp.createdAt <= owner.time) continue;
-      if (!mappedInAwsAuth(a, fp.podExecutionRoleArn)) continue;
+      if (!inA(fp.podExecutionRoleArn)) continue;
       out.push(draft(a, `Fargate profile ${fp.name}`, fp.podExecutionRoleArn, 'fargate', owner, false));
     }
     return out;
