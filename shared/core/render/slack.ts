@@ -1,0 +1,337 @@
+/**
+ * Slack Block Kit rendering of alert notices (DESIGN §7): what happened (opened / escalated /
+ * resolved), where (cluster, Region, account), who loses access and by when (blast radius), and
+ * the fix as code — each fix in a `rich_text_preformatted` element, so it is copied exactly as
+ * given (no mrkdwn parsing, no escaping inside code).
+ *
+ * Limits (Slack reference; the text budget from observed `msg_blocks_too_long` rejections of
+ * messages whose blocks together hold ~13 000 characters): ≤ 50 blocks per message, section text
+ * ≤ 3000 characters, header ≤ 150, a field ≤ 2000, ≤ 10 fields, the payload ≤ 40 000 bytes. Notices
+ * that do not fit one message go to the next one; a notice too large for a message alone loses,
+ * in order, its code blocks (a note says where to find them — a code block is shown whole or not
+ * at all), then its detail and blast radius lists. Pure.
+ */
+import type { Notice, NoticeKind } from '../alerts.ts';
+import type { Finding, Severity } from '../model.ts';
+import { fixCode, oneLine, plural, sanitize } from './layout.ts';
+
+export const SLACK_LIMITS = {
+  maxBlocks: 50,
+  maxSectionChars: 3000,
+  maxHeaderChars: 150,
+  maxFieldChars: 2000,
+  maxFields: 10,
+  maxPayloadBytes: 40_000,
+  /** All text of one message's blocks together (see the module comment). */
+  maxMessageTextChars: 12_000,
+  /** The `text` fallback (notifications, clients without blocks). */
+  maxFallbackChars: 3000,
+  /** One code block; longer ones are left out with a note rather than cut. */
+  maxCodeChars: 3000,
+} as const;
+
+export type SlackTextObject = { type: 'mrkdwn' | 'plain_text'; text: string; emoji?: boolean };
+
+export type SlackRichTextElement =
+  | { type: 'rich_text_section'; elements: Array<{ type: 'text'; text: string; style?: { bold?: boolean } }> }
+  | { type: 'rich_text_preformatted'; elements: Array<{ type: 'text'; text: string }> };
+
+export type SlackBlock =
+  | { type: 'header'; text: SlackTextObject & { type: 'plain_text' } }
+  | { type: 'section'; text?: SlackTextObject; fields?: SlackTextObject[] }
+  | { type: 'context'; elements: SlackTextObject[] }
+  | { type: 'rich_text'; elements: SlackRichTextElement[] }
+  | { type: 'divider' };
+
+export interface SlackPayload {
+  text: string;
+  blocks: SlackBlock[];
+}
+
+export interface SlackMessage {
+  payload: SlackPayload;
+  /** Positions, in the array given to `renderSlackMessages`, of the notices this message carries. */
+  notices: number[];
+}
+
+export interface SlackRenderOptions {
+  maxBlocks?: number;
+  maxPayloadBytes?: number;
+  maxMessageTextChars?: number;
+}
+
+const EMOJI: Record<Severity, string> = {
+  critical: ':red_circle:',
+  high: ':large_orange_circle:',
+  medium: ':large_yellow_circle:',
+  low: ':large_blue_circle:',
+  info: ':white_circle:',
+};
+
+const KIND_LABEL: Record<NoticeKind, string> = {
+  opened: 'New',
+  escalated: 'Escalated',
+  resolved: 'Resolved',
+};
+
+/** UTF-8 length of a string as JSON would send it (lone surrogates count as U+FFFD). */
+export function utf8Bytes(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 4;
+        i += 1;
+      } else n += 3;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** Bytes of the payload as POSTed (`JSON.stringify`, escapes included). */
+export function slackPayloadBytes(payload: SlackPayload): number {
+  return utf8Bytes(JSON.stringify(payload));
+}
+
+/** Escapes the three characters Slack's mrkdwn requires (so `<!channel>` or a link cannot be injected). */
+export function escapeSlack(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** At most `max` characters, ending in `…` when cut; never in the middle of an entity or a surrogate pair. */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = text.slice(0, Math.max(0, max - 1));
+  cut = cut.replace(/&[a-z]{0,4}$/, '');
+  const last = cut.charCodeAt(cut.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut = cut.slice(0, -1);
+  return `${cut}…`;
+}
+
+/** Inline code of a value: one line, escaped; backticks (which would end the code span) become ’. */
+function code(value: string): string {
+  const v = oneLine(value).replace(/`/g, '’');
+  return v.length === 0 ? '—' : `\`${escapeSlack(v)}\``;
+}
+
+function prose(text: string): string {
+  return escapeSlack(sanitize(text).trim());
+}
+
+/** `a`, `b`, `c` … 7 more */
+function codeList(values: readonly string[], max: number): string {
+  if (values.length === 0) return '—';
+  const shown = values.slice(0, max).map(code).join(', ');
+  return values.length > max ? `${shown} … ${values.length - max} more` : shown;
+}
+
+function section(text: string): SlackBlock {
+  return { type: 'section', text: { type: 'mrkdwn', text: truncate(text, SLACK_LIMITS.maxSectionChars) } };
+}
+
+function field(label: string, value: string): SlackTextObject {
+  return { type: 'mrkdwn', text: truncate(`*${label}*\n${value}`, 500) };
+}
+
+function clusterPhrase(f: Finding): string {
+  return `${oneLine(f.cluster.name)} (${oneLine(f.cluster.region)}, account ${oneLine(f.cluster.accountId)})`;
+}
+
+/** One line for the fallback text and notifications: `:red_circle: CRITICAL new: <title> — prod (eu-west-1, account …)`. */
+export function slackSummaryLine(notice: Notice): string {
+  const f = notice.finding;
+  const head =
+    notice.kind === 'resolved'
+      ? `:white_check_mark: RESOLVED: ${oneLine(f.title)}`
+      : `${EMOJI[f.severity]} ${f.severity.toUpperCase()} ${KIND_LABEL[notice.kind].toLowerCase()}: ${oneLine(f.title)}`;
+  return escapeSlack(`${head} — ${clusterPhrase(f)}`);
+}
+
+type Detail = 'full' | 'no-code' | 'minimal';
+
+/** The blocks of one notice, at a level of detail. */
+export function renderSlackNotice(notice: Notice, detail: Detail = 'full'): SlackBlock[] {
+  const f = notice.finding;
+  const resolved = notice.kind === 'resolved';
+  const blocks: SlackBlock[] = [];
+  const headerText = resolved
+    ? `:white_check_mark: Resolved · ${oneLine(f.title)}`
+    : `${EMOJI[f.severity]} ${f.severity.toUpperCase()} · ${KIND_LABEL[notice.kind]} · ${oneLine(f.title)}`;
+  blocks.push({
+    type: 'header',
+    text: { type: 'plain_text', text: truncate(headerText, SLACK_LIMITS.maxHeaderChars), emoji: true },
+  });
+  blocks.push({
+    type: 'section',
+    fields: [
+      field('Cluster', code(f.cluster.name)),
+      field('Region', code(f.cluster.region)),
+      field('Account', code(f.cluster.accountId)),
+      field('Rule', code(f.ruleId)),
+      field('Subject', code(f.subject)),
+      field('Trigger', code(f.trigger)),
+    ],
+  });
+  const detailText = f.detail.trim();
+  if (resolved) {
+    blocks.push(
+      section(
+        `No longer found (checked ${code(notice.at)}). It was ${f.severity.toUpperCase()}: ${prose(oneLine(f.title))}`,
+      ),
+    );
+  } else if (detailText.length > 0) {
+    blocks.push(
+      section(detail === 'minimal' ? truncate(prose(oneLine(detailText)), 500) : prose(detailText)),
+    );
+  }
+
+  const br = f.blastRadius;
+  if (!resolved && br !== undefined) {
+    const max = detail === 'minimal' ? 3 : 10;
+    const lines = [`*Who loses access* — ${plural(br.nodeCount, 'node')}`];
+    if (br.nodegroups.length > 0) lines.push(`• Node groups: ${codeList(br.nodegroups, max)}`);
+    if (br.fargateProfiles.length > 0) lines.push(`• Fargate profiles: ${codeList(br.fargateProfiles, max)}`);
+    if (br.nodeClasses.length > 0) lines.push(`• Karpenter node classes: ${codeList(br.nodeClasses, max)}`);
+    const firstNodes = br.firstNodes.filter((n) => oneLine(n).length > 0);
+    if (firstNodes.length > 0) {
+      const more = br.nodeCount - Math.min(firstNodes.length, max);
+      lines.push(
+        `• Nodes: ${firstNodes.slice(0, max).map(code).join(', ')}${more > 0 ? ` … ${more} more` : ''}`,
+      );
+    }
+    lines.push(`*By when:* ${prose(oneLine(br.timeToImpact)) || '—'}`);
+    blocks.push(section(lines.join('\n')));
+  }
+
+  const r = f.remediation;
+  if (!resolved && r !== undefined) {
+    const summary = prose(r.summary);
+    blocks.push(section(`*Fix:* ${detail === 'minimal' ? truncate(summary, 500) : summary}`));
+    const omitted: string[] = [];
+    for (const { label, code: body } of fixCode(r)) {
+      const text = sanitize(body).replace(/\n+$/, '');
+      if (detail !== 'full' || text.length > SLACK_LIMITS.maxCodeChars) {
+        omitted.push(`${label} (${plural(text.split('\n').length, 'line')})`);
+        continue;
+      }
+      blocks.push({
+        type: 'rich_text',
+        elements: [
+          {
+            type: 'rich_text_section',
+            elements: [{ type: 'text', text: `${label}`, style: { bold: true } }],
+          },
+          { type: 'rich_text_preformatted', elements: [{ type: 'text', text }] },
+        ],
+      });
+    }
+    const notes: string[] = [];
+    if (omitted.length > 0) {
+      notes.push(
+        `Not shown here, too long for a Slack message: ${omitted.join(', ')} — see the e-mail (SNS) or run \`eks-auth-sentinel report\`.`,
+      );
+    }
+    if (detail !== 'minimal') for (const note of r.notes ?? []) notes.push(`• ${prose(oneLine(note))}`);
+    if (notes.length > 0) {
+      blocks.push({
+        type: 'context',
+        elements: [{ type: 'mrkdwn', text: truncate(notes.join('\n'), SLACK_LIMITS.maxSectionChars) }],
+      });
+    }
+  }
+  blocks.push({ type: 'divider' });
+  return blocks;
+}
+
+function textChars(blocks: readonly SlackBlock[]): number {
+  let n = 0;
+  for (const b of blocks) {
+    if (b.type === 'header') n += b.text.text.length;
+    else if (b.type === 'section') {
+      n += b.text?.text.length ?? 0;
+      for (const f of b.fields ?? []) n += f.text.length;
+    } else if (b.type === 'context') for (const e of b.elements) n += e.text.length;
+    else if (b.type === 'rich_text') {
+      for (const e of b.elements) for (const t of e.elements) n += t.text.length;
+    }
+  }
+  return n;
+}
+
+function fallbackText(notices: readonly Notice[]): string {
+  const first = notices[0];
+  if (first === undefined) return 'eks-auth-sentinel';
+  if (notices.length === 1) return truncate(slackSummaryLine(first), SLACK_LIMITS.maxFallbackChars);
+  const lines = [`${notices.length} EKS authentication notices`, ...notices.map(slackSummaryLine)];
+  return truncate(lines.join('\n'), SLACK_LIMITS.maxFallbackChars);
+}
+
+/**
+ * Messages for the notices, in order, each within Slack's limits; every notice appears in exactly
+ * one message. Send them in order; `notices` of each message tells which notices it delivers.
+ */
+export function renderSlackMessages(
+  notices: readonly Notice[],
+  options: SlackRenderOptions = {},
+): SlackMessage[] {
+  const maxBlocks = options.maxBlocks ?? SLACK_LIMITS.maxBlocks;
+  const maxBytes = options.maxPayloadBytes ?? SLACK_LIMITS.maxPayloadBytes;
+  const maxText = options.maxMessageTextChars ?? SLACK_LIMITS.maxMessageTextChars;
+  const fits = (items: readonly Notice[], blocks: readonly SlackBlock[]): boolean =>
+    blocks.length <= maxBlocks &&
+    textChars(blocks) <= maxText &&
+    slackPayloadBytes({ text: fallbackText(items), blocks: [...blocks] }) <= maxBytes;
+
+  const messages: SlackMessage[] = [];
+  let current: { items: Notice[]; blocks: SlackBlock[]; notices: number[] } | undefined;
+  const flush = () => {
+    if (current === undefined) return;
+    messages.push({
+      payload: { text: fallbackText(current.items), blocks: current.blocks },
+      notices: current.notices,
+    });
+    current = undefined;
+  };
+
+  notices.forEach((notice, index) => {
+    // The most detailed rendering that fits a message of its own.
+    let own: SlackBlock[] = [];
+    for (const level of ['full', 'no-code', 'minimal'] as const) {
+      own = renderSlackNotice(notice, level);
+      if (fits([notice], own)) break;
+    }
+    if (!fits([notice], own)) own = minimalFallback(notice);
+    if (current !== undefined) {
+      const items = [...current.items, notice];
+      const blocks = [...current.blocks, ...own];
+      if (fits(items, blocks)) {
+        current = { items, blocks, notices: [...current.notices, index] };
+        return;
+      }
+      flush();
+    }
+    current = { items: [notice], blocks: own, notices: [index] };
+  });
+  flush();
+  return messages;
+}
+
+/** Last resort for a notice whose every field is enormous: header and the summary line only. */
+function minimalFallback(notice: Notice): SlackBlock[] {
+  return [
+    {
+      type: 'header',
+      text: {
+        type: 'plain_text',
+        text: truncate(oneLine(notice.finding.title), 140) || 'EKS notice',
+        emoji: true,
+      },
+    },
+    section(truncate(slackSummaryLine(notice), 1000)),
+    { type: 'divider' },
+  ];
+}
