@@ -5,12 +5,18 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { benchCapture, captureMarkdown } from './capture.ts';
 import { benchEngine, engineMarkdown } from './engine.ts';
 
 type Section = { id: string; title: string; run: () => Promise<string> | string };
 
 const SECTIONS: Section[] = [
   { id: 'engine', title: 'Engine: parse + resolve + rules', run: () => engineMarkdown(benchEngine()) },
+  {
+    id: 'capture',
+    title: 'Live capture: sandbox account, 20 ms latency, EKS throttled at 20 calls/s',
+    run: async () => captureMarkdown(await benchCapture()),
+  },
 ];
 
 const wanted = process.argv.slice(2);
