@@ -409,16 +409,22 @@ export type CaptureOutcome =
   | { target: CaptureTarget; ok: true; snapshot: ClusterSnapshot }
   | { target: CaptureTarget; ok: false; error: unknown };
 
-/** Captures several clusters, `concurrency` at a time; one failing never stops the others. */
+/**
+ * Captures several clusters, `concurrency` at a time; one failing never stops the others.
+ * `onOutcome` hears of each cluster as it completes (progress lines), in completion order.
+ */
 export async function captureSnapshots(
   deps: CaptureDeps,
   targets: readonly CaptureTarget[],
   concurrency = 3,
+  onOutcome?: (outcome: CaptureOutcome, index: number) => void,
 ): Promise<CaptureOutcome[]> {
-  return mapLimit(targets, concurrency, async (target): Promise<CaptureOutcome> => {
+  return mapLimit(targets, concurrency, async (target, index): Promise<CaptureOutcome> => {
     const result = await settle(captureSnapshot(deps, target));
-    return result.ok
+    const outcome: CaptureOutcome = result.ok
       ? { target, ok: true, snapshot: result.value }
       : { target, ok: false, error: result.error };
+    onOutcome?.(outcome, index);
+    return outcome;
   });
 }

@@ -7,7 +7,7 @@ import { AUTHENTICATION_MODES, type AuthenticationMode, SEVERITIES, type Severit
 import { RENDER_FORMATS, type RenderFormat } from '../core/render/index.ts';
 import { CliError } from './errors.ts';
 
-export const COMMANDS = ['assess', 'diff', 'whatif', 'rules', 'demo'] as const;
+export const COMMANDS = ['assess', 'diff', 'whatif', 'snapshot', 'report', 'rules', 'demo'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 const OPTIONS = {
@@ -26,6 +26,12 @@ const OPTIONS = {
   'auth-mode': { type: 'string' },
   event: { type: 'string' },
   scenarios: { type: 'string' },
+  cluster: { type: 'string' },
+  region: { type: 'string' },
+  all: { type: 'boolean' },
+  out: { type: 'string' },
+  store: { type: 'string' },
+  concurrency: { type: 'string' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -43,9 +49,11 @@ export const WHATIF_CHANGES = [
 export type WhatIfChangeOption = (typeof WHATIF_CHANGES)[number];
 
 const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
-  assess: ['snapshot', ...REPORTING],
+  assess: ['snapshot', 'cluster', 'region', ...REPORTING],
   diff: ['before', 'after', ...REPORTING],
-  whatif: ['snapshot', ...WHATIF_CHANGES, ...REPORTING],
+  whatif: ['snapshot', 'cluster', 'region', ...WHATIF_CHANGES, ...REPORTING],
+  snapshot: ['cluster', 'region', 'all', 'out', 'store', 'concurrency'],
+  report: ['cluster', 'region', 'concurrency', ...REPORTING],
   rules: [],
   demo: ['scenarios', ...REPORTING],
 };
@@ -68,12 +76,33 @@ export type WhatIfRequest =
   | { option: 'auth-mode'; value: AuthenticationMode }
   | { option: 'event'; value: string };
 
+/** Where a command's snapshot comes from: a file, or a live capture of one cluster. */
+export type SnapshotSource =
+  | { kind: 'file'; path: string }
+  | { kind: 'live'; clusterName: string; region: string };
+
+/** Where `snapshot` writes: one file (`-` is stdout), or the local directory store. */
+export type SnapshotDestination = { kind: 'file'; path: string } | { kind: 'store'; dir: string | undefined };
+
+/** Clusters in flight at once for `report` and `snapshot --all` unless --concurrency says otherwise. */
+export const DEFAULT_CLUSTER_CONCURRENCY = 4;
+export const MAX_CLUSTER_CONCURRENCY = 32;
+
 export type ParsedArgs =
   | { kind: 'help'; command?: CommandName }
   | { kind: 'version' }
-  | ({ kind: 'assess'; snapshot: string } & CommonArgs)
+  | ({ kind: 'assess'; source: SnapshotSource } & CommonArgs)
   | ({ kind: 'diff'; before: string; after: string } & CommonArgs)
-  | ({ kind: 'whatif'; snapshot: string; request: WhatIfRequest } & CommonArgs)
+  | ({ kind: 'whatif'; source: SnapshotSource; request: WhatIfRequest } & CommonArgs)
+  | ({
+      kind: 'snapshot';
+      /** undefined: every cluster of the Regions (--all). */
+      clusterName: string | undefined;
+      regions: string[];
+      destination: SnapshotDestination;
+      concurrency: number;
+    } & CommonArgs)
+  | ({ kind: 'report'; clusterName: string | undefined; regions: string[]; concurrency: number } & CommonArgs)
   | ({ kind: 'rules' } & CommonArgs)
   | ({ kind: 'demo'; scenarios: string | undefined } & CommonArgs);
 
@@ -163,6 +192,73 @@ function required(values: Record<string, unknown>, name: OptionName, command: Co
   return v;
 }
 
+const REGION_PATTERN = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+
+/** `--region R[,R2]`, else $AWS_REGION, else $AWS_DEFAULT_REGION; each checked, duplicates dropped. */
+function parseRegions(
+  value: string | undefined,
+  env: Record<string, string | undefined>,
+  command: CommandName,
+): string[] {
+  const given = value ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+  if (given === undefined || given.trim() === '') {
+    throw new CliError(`${command} needs --region (or AWS_REGION set)`, { where: commandHint(command) });
+  }
+  const regions = [...new Set(given.split(',').map((r) => r.trim()))];
+  for (const region of regions) {
+    if (!REGION_PATTERN.test(region)) {
+      throw new CliError(
+        `--region must be AWS Region codes separated by commas (e.g. eu-west-1), not '${region}'`,
+      );
+    }
+  }
+  return regions;
+}
+
+function oneRegion(regions: string[], command: CommandName): string {
+  const [region] = regions;
+  if (region === undefined || regions.length > 1) {
+    throw new CliError(`${command} --cluster takes exactly one Region, got ${regions.join(',')}`, {
+      where: commandHint(command),
+    });
+  }
+  return region;
+}
+
+/** `--snapshot FILE` or `--cluster NAME [--region R]`, exactly one. */
+function snapshotSource(
+  values: Record<string, unknown>,
+  env: Record<string, string | undefined>,
+  command: CommandName,
+): SnapshotSource {
+  const file = values.snapshot as string | undefined;
+  const cluster = values.cluster as string | undefined;
+  if (file !== undefined && (cluster !== undefined || values.region !== undefined)) {
+    throw new CliError(`${command} takes --snapshot FILE or --cluster NAME --region R, not both`, {
+      where: commandHint(command),
+    });
+  }
+  if (file !== undefined) return { kind: 'file', path: required(values, 'snapshot', command) };
+  if (cluster === undefined) {
+    throw new CliError(`${command} needs --snapshot FILE or --cluster NAME --region R`, {
+      where: commandHint(command),
+    });
+  }
+  const region = oneRegion(parseRegions(values.region as string | undefined, env, command), command);
+  return { kind: 'live', clusterName: required(values, 'cluster', command), region };
+}
+
+function parseConcurrency(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_CLUSTER_CONCURRENCY;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > MAX_CLUSTER_CONCURRENCY) {
+    throw new CliError(
+      `--concurrency must be a whole number from 1 to ${MAX_CLUSTER_CONCURRENCY}, not '${value}'`,
+    );
+  }
+  return n;
+}
+
 function unknownCommand(word: string): CliError {
   const suggestion = closest(word, COMMANDS);
   return new CliError(
@@ -177,8 +273,14 @@ function parseStrict(argv: readonly string[]) {
   return parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
 }
 
-/** Parses the command line into one request, or throws a `CliError`. */
-export function parseCommandLine(argv: readonly string[]): ParsedArgs {
+/**
+ * Parses the command line into one request, or throws a `CliError`. `env` supplies the default
+ * Region (AWS_REGION, AWS_DEFAULT_REGION) of the live commands.
+ */
+export function parseCommandLine(
+  argv: readonly string[],
+  env: Record<string, string | undefined> = {},
+): ParsedArgs {
   let parsed: ReturnType<typeof parseStrict>;
   try {
     parsed = parseStrict(argv);
@@ -229,7 +331,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
 
   switch (command) {
     case 'assess':
-      return { kind: 'assess', snapshot: required(values, 'snapshot', command), ...common };
+      return { kind: 'assess', source: snapshotSource(values, env, command), ...common };
     case 'diff':
       return {
         kind: 'diff',
@@ -238,7 +340,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
         ...common,
       };
     case 'whatif': {
-      const snapshot = required(values, 'snapshot', command);
+      const source = snapshotSource(values, env, command);
       const given = WHATIF_CHANGES.filter((o) => values[o] !== undefined);
       const [option] = given;
       if (option === undefined || given.length > 1) {
@@ -254,7 +356,52 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
         option === 'auth-mode'
           ? { option, value: oneOf(value, AUTHENTICATION_MODES, 'auth-mode') }
           : { option, value };
-      return { kind: 'whatif', snapshot, request, ...common };
+      return { kind: 'whatif', source, request, ...common };
+    }
+    case 'snapshot': {
+      const regions = parseRegions(values.region, env, command);
+      const all = values.all === true;
+      if (all === (values.cluster !== undefined)) {
+        throw new CliError('snapshot takes exactly one of --cluster NAME and --all', {
+          where: commandHint(command),
+        });
+      }
+      if (values.out !== undefined && values.store !== undefined) {
+        throw new CliError('snapshot takes --out FILE or --store DIR, not both', {
+          where: commandHint(command),
+        });
+      }
+      if (all && values.out !== undefined) {
+        throw new CliError('snapshot --all writes into the store (--store DIR), not one --out file', {
+          where: commandHint(command),
+        });
+      }
+      const destination: SnapshotDestination =
+        values.out === undefined
+          ? {
+              kind: 'store',
+              dir: values.store === undefined ? undefined : required(values, 'store', command),
+            }
+          : { kind: 'file', path: required(values, 'out', command) };
+      return {
+        kind: 'snapshot',
+        clusterName: all ? undefined : required(values, 'cluster', command),
+        regions: all ? regions : [oneRegion(regions, command)],
+        destination,
+        concurrency: parseConcurrency(values.concurrency),
+        ...common,
+      };
+    }
+    case 'report': {
+      const regions = parseRegions(values.region, env, command);
+      const clusterName = values.cluster === undefined ? undefined : required(values, 'cluster', command);
+      return {
+        kind: 'report',
+        clusterName,
+        regions: clusterName === undefined ? regions : [oneRegion(regions, command)],
+        concurrency: parseConcurrency(values.concurrency),
+        ...common,
+      };
     }
     case 'rules':
       return { kind: 'rules', ...common };
@@ -266,10 +413,13 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
 const USAGE = `eks-auth-sentinel — drift monitor for Amazon EKS cluster authentication
 
 Usage:
-  eks-auth-sentinel assess  --snapshot FILE
-  eks-auth-sentinel diff    --before FILE --after FILE
-  eks-auth-sentinel whatif  --snapshot FILE (--delete-nodegroup NAME | --delete-fargate-profile NAME |
-                            --delete-access-entry ARN | --auth-mode MODE | --event CLOUDTRAIL.json)
+  eks-auth-sentinel assess   (--snapshot FILE | --cluster NAME --region R)
+  eks-auth-sentinel diff     --before FILE --after FILE
+  eks-auth-sentinel whatif   (--snapshot FILE | --cluster NAME --region R) (--delete-nodegroup NAME |
+                             --delete-fargate-profile NAME | --delete-access-entry ARN | --auth-mode MODE |
+                             --event CLOUDTRAIL.json)
+  eks-auth-sentinel snapshot (--cluster NAME --region R [--out FILE] | --all --region R[,R2]) [--store DIR]
+  eks-auth-sentinel report   [--cluster NAME] --region R[,R2]
   eks-auth-sentinel rules
   eks-auth-sentinel demo    [--scenarios DIR]
   eks-auth-sentinel help [COMMAND]
@@ -277,28 +427,38 @@ Usage:
 Options:
   --format text|markdown|json   output format (default: text)
   --fail-on SEVERITY            exit 1 when a finding is at or above it: critical|high|medium|low|info|none
-                                (default: critical for assess, diff and whatif; none for demo)
+                                (default: critical for assess, diff, whatif and report; none for demo)
   --max-chars N                 bound the report's size; the most severe findings are kept whole
   --debug                       show the stack trace of an internal error
   -h, --help                    show help
   -V, --version                 show the version
 
+Live commands (snapshot, report, --cluster) read AWS with your credentials (the SDK's default
+chain: environment, profile, SSO, instance role) and endpoints (AWS_ENDPOINT_URL_EKS, _EC2, _IAM,
+_STS), and the cluster's Kubernetes API with an EKS token made from them. --region defaults to
+AWS_REGION, then AWS_DEFAULT_REGION.
+
 Exit codes: 0 nothing at or above the threshold, 1 findings at or above it, 2 bad usage or input,
-3 internal error. Colour only on a terminal, and never with NO_COLOR set.
+or a cluster or Region that could not be read at all (1 wins when both apply), 3 internal error.
+Colour only on a terminal, and never with NO_COLOR set.
 `;
 
 const COMMAND_HELP: Record<CommandName, string> = {
-  assess: `eks-auth-sentinel assess --snapshot FILE [--format F] [--fail-on S] [--max-chars N]
+  assess: `eks-auth-sentinel assess (--snapshot FILE | --cluster NAME --region R) [--format F] [--fail-on S]
+                         [--max-chars N]
 
 Evaluates every rule against one ClusterSnapshot (JSON, schemaVersion 1) and prints the findings.
-Exits 1 when a finding is at or above --fail-on (default: critical).
+With --cluster, captures the cluster live first (nothing is written).
+Exits 1 when a finding is at or above --fail-on (default: critical); 2 when the cluster cannot be
+read at all (the line names the operation and the missing permission).
 `,
   diff: `eks-auth-sentinel diff --before FILE --after FILE [--format F] [--fail-on S] [--max-chars N]
 
 Compares two snapshots of the same cluster: what was removed, what lost access, and why.
 Exits 1 when a finding is at or above --fail-on (default: critical).
 `,
-  whatif: `eks-auth-sentinel whatif --snapshot FILE CHANGE [--format F] [--fail-on S] [--max-chars N]
+  whatif: `eks-auth-sentinel whatif (--snapshot FILE | --cluster NAME --region R) CHANGE [--format F]
+                         [--fail-on S] [--max-chars N]
 
 Simulates one change with EKS's documented side effects and prints who would lose access.
 CHANGE is exactly one of:
@@ -307,7 +467,34 @@ CHANGE is exactly one of:
   --delete-access-entry ARN       delete an access entry
   --auth-mode MODE                switch the authentication mode: ${AUTHENTICATION_MODES.join('|')}
   --event CLOUDTRAIL.json         replay an EKS CloudTrail record (or its EventBridge event)
+With --cluster, captures the cluster live first (nothing is written).
 Exits 1 when the change causes a finding at or above --fail-on (default: critical).
+`,
+  snapshot: `eks-auth-sentinel snapshot --cluster NAME --region R [--out FILE | --store DIR]
+eks-auth-sentinel snapshot --all --region R[,R2] [--store DIR] [--concurrency N]
+
+Captures clusters live into ClusterSnapshot JSON (EKS, EC2, IAM and the Kubernetes API, read-only).
+  --out FILE       write the one snapshot to FILE (- for stdout)
+  --store DIR      write into the local store (default .sentinel/snapshots):
+                   DIR/<account>/<region>/<cluster>.json, the one before kept as <cluster>.prev.json
+                   (eks-auth-sentinel diff --before …/<cluster>.prev.json --after …/<cluster>.json)
+  --all            every cluster of the Regions (ListClusters), N at a time (default ${DEFAULT_CLUSTER_CONCURRENCY})
+Files are written whole or not at all (temporary file, then rename). A source that cannot be read
+is recorded as such in the snapshot. Prints one line per file written.
+Exits 0 when every cluster was written, 2 when a cluster or Region could not be read at all (one
+line each on stderr: which operation failed and which permission is missing), the others written.
+`,
+  report: `eks-auth-sentinel report [--cluster NAME] --region R[,R2] [--format F] [--fail-on S] [--max-chars N]
+                         [--concurrency N]
+
+Live report: lists the clusters of the Regions (or takes the one named), captures each (N at a
+time, default ${DEFAULT_CLUSTER_CONCURRENCY}), assesses it and simulates deleting each of its node groups and Fargate
+profiles. On a terminal, stderr shows a progress line per cluster; stdout holds only the report.
+A cluster that cannot be read does not stop the others: it is listed in the report and on stderr
+(one line: the operation that failed and the permission it needs).
+Exit codes: 1 when a finding (assessment or what-if) is at or above --fail-on (default: critical);
+otherwise 2 when a cluster or Region could not be read at all; otherwise 0. With --fail-on none,
+only an unreadable cluster makes it non-zero.
 `,
   rules: `eks-auth-sentinel rules [--format text|markdown|json]
 

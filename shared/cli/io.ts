@@ -1,3 +1,21 @@
+import type { CaptureDeps, ClusterKey, SnapshotStore } from '../ports.ts';
+
+/** A snapshot store in a local directory (shared/adapters/file-store.ts). */
+export interface LocalSnapshotStore extends SnapshotStore {
+  /** Where the snapshot of `key` is (or will be) written. */
+  pathOf(key: ClusterKey): string;
+}
+
+/** What the live commands (snapshot, report, --cluster) need besides the rest of `CliIo`. */
+export interface LiveIo {
+  /** Readers over the user's credentials and endpoints; called once per command. */
+  captureDeps(): Promise<CaptureDeps>;
+  /** The local snapshot store in `dir` (undefined: the default, .sentinel/snapshots). */
+  snapshotStore(dir: string | undefined): LocalSnapshotStore;
+  /** Writes a whole file or nothing (temporary file + rename). */
+  writeFileAtomic(path: string, text: string): Promise<void>;
+}
+
 /** What the CLI needs from the outside world; `createNodeIo` (node-io.ts) is the real one. */
 export interface CliIo {
   /** The whole file as UTF-8 text; rejects with a Node error (`code`) or a `CliError`. */
@@ -11,6 +29,10 @@ export interface CliIo {
   packageRoot: string;
   /** The names of a directory's entries. */
   listDir(path: string): Promise<string[]>;
+  /** Whether stderr is a terminal (progress lines are written only then). */
+  stderrIsTTY?: boolean;
+  /** Live collection; absent: the live commands exit 2 saying so. */
+  live?: LiveIo;
 }
 
 /** Input files above this size are refused: a snapshot of even a very large cluster is far smaller. */

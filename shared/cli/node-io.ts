@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createFileSnapshotStore, writeFileAtomic } from '../adapters/file-store.ts';
 import { tooLargeError } from './inputs.ts';
 import { type CliIo, MAX_INPUT_BYTES } from './io.ts';
 
@@ -34,5 +35,15 @@ export function createNodeIo(moduleUrl: string): CliIo {
     env: process.env,
     packageRoot: findPackageRoot(dirname(fileURLToPath(moduleUrl))),
     listDir: (path) => readdir(path),
+    stderrIsTTY: process.stderr.isTTY === true,
+    live: {
+      // Loaded on first use: the SDK clients cost ~300 ms to load, and only live commands need them.
+      async captureDeps() {
+        const { createLiveCaptureDeps } = await import('../adapters/live.ts');
+        return createLiveCaptureDeps();
+      },
+      snapshotStore: (dir) => createFileSnapshotStore(dir),
+      writeFileAtomic: (path, text) => writeFileAtomic(path, text),
+    },
   };
 }

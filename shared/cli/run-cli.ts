@@ -1,7 +1,8 @@
 /**
  * The CLI's logic, free of process and file-system globals: it takes the arguments and an `io`
  * and returns the exit code. 0 nothing at or above the threshold, 1 findings at or above it,
- * 2 bad usage or input, 3 internal error.
+ * 2 bad usage or input (or a cluster that could not be read), 3 internal error. The live
+ * commands reach AWS only through `io.live`, so tests drive them against the sandbox.
  */
 import { join } from 'node:path';
 import { describeChange } from '../core/change.ts';
@@ -13,11 +14,12 @@ import { runDemo } from './demo.ts';
 import { CliError, formatErrorLine, isCliError } from './errors.ts';
 import { loadSnapshot, parseJsonText, readInput } from './inputs.ts';
 import type { CliIo } from './io.ts';
+import { obtainSnapshot, runReport, runSnapshot } from './live.ts';
 import { clusterOf, EXIT, exitFor, renderOptions } from './output.ts';
 import { renderRuleCatalog } from './rules-catalog.ts';
 import { resolveWhatIf } from './whatif-change.ts';
 
-export type { CliIo } from './io.ts';
+export type { CliIo, LiveIo, LocalSnapshotStore } from './io.ts';
 
 function ensureNewline(text: string): string {
   return text.endsWith('\n') ? text : `${text}\n`;
@@ -41,7 +43,7 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       io.stdout(renderRuleCatalog(RULES, args.format));
       return EXIT.ok;
     case 'assess': {
-      const snapshot = await loadSnapshot(io, args.snapshot);
+      const { snapshot } = await obtainSnapshot(io, args.source);
       const findings = assessSnapshot(snapshot, { trigger: 'manual' });
       const options = renderOptions(io, args, { title: 'Assessment', cluster: clusterOf(snapshot) });
       io.stdout(ensureNewline(renderFindings(args.format, findings, options)));
@@ -64,8 +66,8 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       return exitFor(findings, args.failOn ?? 'critical');
     }
     case 'whatif': {
-      const snapshot = await loadSnapshot(io, args.snapshot);
-      const resolved = await resolveWhatIf(io, args.request, snapshot, args.snapshot);
+      const { snapshot, where } = await obtainSnapshot(io, args.source);
+      const resolved = await resolveWhatIf(io, args.request, snapshot, where);
       if (resolved.kind === 'ignored') {
         io.stdout(
           args.format === 'json'
@@ -84,6 +86,10 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       io.stdout(ensureNewline(renderFindings(args.format, result.findings, options)));
       return exitFor(result.findings, args.failOn ?? 'critical');
     }
+    case 'snapshot':
+      return runSnapshot(args, io);
+    case 'report':
+      return runReport(args, io);
     case 'demo':
       return runDemo(args, io);
   }
@@ -93,7 +99,7 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const debug = argv.includes('--debug');
   try {
-    return await runCommand(parseCommandLine(argv), io);
+    return await runCommand(parseCommandLine(argv, io.env), io);
   } catch (error) {
     if (isCliError(error)) {
       io.stderr(formatErrorLine(error.message, error.where));

@@ -1,0 +1,310 @@
+/**
+ * The live commands: `snapshot`, `report`, and the live capture behind `assess`/`whatif --cluster`.
+ * AWS and Kubernetes are reached only through `io.live` (real adapters in node-io.ts, the sandbox
+ * in tests). A cluster that cannot be read is one line on stderr naming what failed; it never
+ * stops the other clusters.
+ */
+import { safeErrorMessage } from '../adapters/errors.ts';
+import {
+  type CaptureOutcome,
+  type CaptureTarget,
+  captureSnapshot,
+  captureSnapshots,
+  listClusters,
+} from '../app/capture-snapshot.ts';
+import type { Change } from '../core/change.ts';
+import { describeChange } from '../core/change.ts';
+import { assessSnapshot, type WhatIfResult, whatIf } from '../core/engine.ts';
+import type { ClusterSnapshot, Finding } from '../core/model.ts';
+import { countBySeverity, renderFindings, toJsonReport } from '../core/render/index.ts';
+import type { ParsedArgs, SnapshotSource } from './args.ts';
+import { CliError, formatErrorLine } from './errors.ts';
+import { loadSnapshot } from './inputs.ts';
+import type { CliIo, LiveIo } from './io.ts';
+import { clusterOf, EXIT, exitFor, renderOptions } from './output.ts';
+
+type SnapshotArgs = Extract<ParsedArgs, { kind: 'snapshot' }>;
+type ReportArgs = Extract<ParsedArgs, { kind: 'report' }>;
+
+/** A cluster or Region that could not be read at all. */
+interface Unreadable {
+  region: string;
+  clusterName?: string;
+  error: string;
+}
+
+function liveOf(io: CliIo): LiveIo {
+  if (io.live === undefined) throw new CliError('live collection is not available in this build');
+  return io.live;
+}
+
+function label(target: { region: string; clusterName?: string }): string {
+  return target.clusterName === undefined
+    ? `Region ${target.region}`
+    : `cluster ${target.clusterName} (${target.region})`;
+}
+
+function unreadableLine(u: Unreadable): string {
+  return `${label(u)} could not be read: ${u.error}`;
+}
+
+function reportUnreadable(io: CliIo, u: Unreadable): void {
+  io.stderr(formatErrorLine(unreadableLine(u)));
+}
+
+function progress(io: CliIo, text: string): void {
+  if (io.stderrIsTTY === true) io.stderr(`${text}\n`);
+}
+
+/** The snapshot a command works on: read from its file, or captured live (exit 2 when it cannot be). */
+export async function obtainSnapshot(
+  io: CliIo,
+  source: SnapshotSource,
+): Promise<{ snapshot: ClusterSnapshot; where: string }> {
+  if (source.kind === 'file') return { snapshot: await loadSnapshot(io, source.path), where: source.path };
+  const deps = await liveOf(io).captureDeps();
+  const target = { region: source.region, clusterName: source.clusterName };
+  try {
+    return { snapshot: await captureSnapshot(deps, target), where: label(target) };
+  } catch (error) {
+    throw new CliError(unreadableLine({ ...target, error: safeErrorMessage(error) }), { cause: error });
+  }
+}
+
+/** The clusters to read: the one named, or every cluster of the Regions (a Region that fails is unreadable). */
+async function targetsOf(
+  io: CliIo,
+  deps: Awaited<ReturnType<LiveIo['captureDeps']>>,
+  clusterName: string | undefined,
+  regions: string[],
+): Promise<{ targets: CaptureTarget[]; unreadable: Unreadable[] }> {
+  if (clusterName !== undefined) {
+    return { targets: regions.map((region) => ({ region, clusterName })), unreadable: [] };
+  }
+  const listing = await listClusters(deps, regions);
+  const unreadable = listing.errors.map((e) => ({ region: e.region, error: e.error }));
+  for (const u of unreadable) reportUnreadable(io, u);
+  progress(
+    io,
+    `eks-auth-sentinel: ${listing.clusters.length} cluster(s) in ${regions.filter((r) => !unreadable.some((u) => u.region === r)).join(', ') || 'no readable Region'}`,
+  );
+  return { targets: listing.clusters, unreadable };
+}
+
+async function captureAll(
+  io: CliIo,
+  args: { clusterName: string | undefined; regions: string[]; concurrency: number },
+): Promise<{ outcomes: CaptureOutcome[]; unreadable: Unreadable[]; onDone: (summary: string) => void }> {
+  const deps = await liveOf(io).captureDeps();
+  const { targets, unreadable } = await targetsOf(io, deps, args.clusterName, args.regions);
+  const started = Date.now();
+  let done = 0;
+  const outcomes = await captureSnapshots(deps, targets, args.concurrency, (outcome) => {
+    done += 1;
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    const where = `${outcome.target.region}/${outcome.target.clusterName}`;
+    progress(
+      io,
+      `[${done}/${targets.length}] ${where}: ${outcome.ok ? 'read' : 'could not be read'} (${seconds} s)`,
+    );
+  });
+  for (const outcome of outcomes) {
+    if (outcome.ok) continue;
+    const u = { ...outcome.target, error: safeErrorMessage(outcome.error) };
+    unreadable.push(u);
+    reportUnreadable(io, u);
+  }
+  return {
+    outcomes,
+    unreadable,
+    onDone: (summary) =>
+      progress(io, `eks-auth-sentinel: ${summary} in ${((Date.now() - started) / 1000).toFixed(1)} s`),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// snapshot
+
+function writeError(path: string, error: unknown): CliError {
+  const code = (error as { code?: unknown } | null)?.code;
+  return new CliError(`cannot write ${path}: ${typeof code === 'string' ? code : safeErrorMessage(error)}`, {
+    cause: error,
+  });
+}
+
+export async function runSnapshot(args: SnapshotArgs, io: CliIo): Promise<number> {
+  const live = liveOf(io);
+  const written: Array<{ cluster: string; region: string; path: string }> = [];
+  let unreadable: Unreadable[] = [];
+
+  if (args.destination.kind === 'file') {
+    const region = args.regions[0] as string;
+    const { snapshot } = await obtainSnapshot(io, {
+      kind: 'live',
+      clusterName: args.clusterName ?? '',
+      region,
+    });
+    const text = `${JSON.stringify(snapshot, null, 2)}\n`;
+    if (args.destination.path === '-') {
+      io.stdout(text);
+      return EXIT.ok;
+    }
+    try {
+      await live.writeFileAtomic(args.destination.path, text);
+    } catch (error) {
+      throw writeError(args.destination.path, error);
+    }
+    written.push({ cluster: snapshot.clusterName, region: snapshot.region, path: args.destination.path });
+  } else {
+    const store = live.snapshotStore(args.destination.dir);
+    const capture = await captureAll(io, args);
+    unreadable = capture.unreadable;
+    for (const outcome of capture.outcomes) {
+      if (!outcome.ok) continue;
+      const { snapshot } = outcome;
+      const path = store.pathOf({
+        accountId: snapshot.accountId,
+        region: snapshot.region,
+        clusterName: snapshot.clusterName,
+      });
+      try {
+        await store.put(snapshot);
+      } catch (error) {
+        throw writeError(path, error);
+      }
+      written.push({ cluster: snapshot.clusterName, region: snapshot.region, path });
+    }
+    capture.onDone(`${written.length} snapshot(s) written`);
+  }
+
+  if (args.format === 'json') {
+    io.stdout(`${JSON.stringify({ written, unreadable }, null, 2)}\n`);
+  } else {
+    for (const w of written) io.stdout(`${w.region}/${w.cluster}: ${w.path}\n`);
+  }
+  return unreadable.length > 0 ? EXIT.usage : EXIT.ok;
+}
+
+// ---------------------------------------------------------------------------------------------
+// report
+
+/** Every node group and Fargate profile deletion of a snapshot, simulated (when the source was read). */
+export function simulateDeletions(snapshot: ClusterSnapshot): WhatIfResult[] {
+  const changes: Change[] = [];
+  if (snapshot.nodegroups.status === 'ok') {
+    for (const g of snapshot.nodegroups.data) {
+      changes.push({ kind: 'delete-nodegroup', nodegroupName: g.name, nodeRole: g.nodeRole });
+    }
+  }
+  if (snapshot.fargateProfiles.status === 'ok') {
+    for (const p of snapshot.fargateProfiles.data) {
+      changes.push({
+        kind: 'delete-fargate-profile',
+        fargateProfileName: p.name,
+        podExecutionRoleArn: p.podExecutionRoleArn,
+      });
+    }
+  }
+  return changes.map((change) => whatIf(snapshot, change, { trigger: 'whatif' }));
+}
+
+interface ClusterReport {
+  snapshot: ClusterSnapshot;
+  assessment: Finding[];
+  whatIfs: WhatIfResult[];
+}
+
+function renderCluster(io: CliIo, args: ReportArgs, report: ClusterReport, first: boolean): string {
+  const cluster = clusterOf(report.snapshot);
+  const sections = [
+    renderFindings(
+      args.format,
+      report.assessment,
+      renderOptions(io, args, { title: 'Assessment', cluster, compact: true }),
+    ),
+    ...report.whatIfs.map((w) =>
+      renderFindings(
+        args.format,
+        w.findings,
+        renderOptions(io, args, {
+          title: 'What-if',
+          cluster,
+          change: describeChange(w.change),
+          effects: w.effects,
+          // a predicted outage is shown whole: who loses access and the fix to paste
+          compact: !w.findings.some((f) => f.severity === 'critical'),
+        }),
+      ),
+    ),
+  ];
+  const heading =
+    args.format === 'markdown'
+      ? `# Cluster \`${cluster.name}\` (account ${cluster.accountId}, region ${cluster.region})\n\n`
+      : `${first ? '' : '\n'}=== Cluster ${cluster.name} — account ${cluster.accountId}, region ${cluster.region} ===\n`;
+  return `${heading}${sections.map((s) => s.trimEnd()).join(args.format === 'markdown' ? '\n\n' : '\n')}\n`;
+}
+
+function summaryText(reports: ClusterReport[], unreadable: Unreadable[], regions: string[]): string {
+  const counts = countBySeverity(
+    reports.flatMap((r) => [...r.assessment, ...r.whatIfs.flatMap((w) => w.findings)]),
+  );
+  const bySeverity = Object.entries(counts)
+    .filter(([, n]) => n > 0)
+    .map(([s, n]) => `${n} ${s}`)
+    .join(', ');
+  return `${reports.length} cluster(s) read in ${regions.join(', ')}${
+    unreadable.length > 0 ? `, ${unreadable.length} could not be read` : ''
+  }; findings (assessments and what-ifs): ${bySeverity === '' ? 'none' : bySeverity}`;
+}
+
+export async function runReport(args: ReportArgs, io: CliIo): Promise<number> {
+  const capture = await captureAll(io, args);
+  const reports: ClusterReport[] = capture.outcomes.flatMap((o) =>
+    o.ok
+      ? [
+          {
+            snapshot: o.snapshot,
+            assessment: assessSnapshot(o.snapshot, { trigger: 'manual' }),
+            whatIfs: simulateDeletions(o.snapshot),
+          },
+        ]
+      : [],
+  );
+  const { unreadable } = capture;
+  const summary = summaryText(reports, unreadable, args.regions);
+  capture.onDone(summary);
+
+  if (args.format === 'json') {
+    const json = {
+      regions: args.regions,
+      clusters: reports.map((r) => {
+        const cluster = clusterOf(r.snapshot);
+        return {
+          cluster,
+          assessment: toJsonReport(r.assessment, { cluster }),
+          whatIf: r.whatIfs.map((w) =>
+            toJsonReport(w.findings, { cluster, change: describeChange(w.change), effects: w.effects }),
+          ),
+        };
+      }),
+      unreadable,
+    };
+    io.stdout(`${JSON.stringify(json, null, 2)}\n`);
+  } else {
+    const parts = reports.map((r, i) => renderCluster(io, args, r, i === 0));
+    if (unreadable.length > 0) {
+      parts.push(
+        args.format === 'markdown'
+          ? `# Could not be read\n\n${unreadable.map((u) => `- ${unreadableLine(u)}`).join('\n')}\n`
+          : `\n=== Could not be read ===\n${unreadable.map((u) => `${unreadableLine(u)}\n`).join('')}`,
+      );
+    }
+    parts.push(args.format === 'markdown' ? `\n${summary}.\n` : `\n${summary}.\n`);
+    io.stdout(parts.join(args.format === 'markdown' ? '\n' : ''));
+  }
+
+  const all = reports.flatMap((r) => [...r.assessment, ...r.whatIfs.flatMap((w) => w.findings)]);
+  const byFindings = exitFor(all, args.failOn ?? 'critical');
+  if (byFindings !== EXIT.ok) return byFindings;
+  return unreadable.length > 0 ? EXIT.usage : EXIT.ok;
+}
