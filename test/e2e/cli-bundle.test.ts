@@ -1,8 +1,10 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox } from '../../infra/sandbox/index.ts';
+import { loadScenarios } from '../../infra/sandbox/scenarios.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -111,5 +113,33 @@ describe('the bundled CLI (dist/cli.js)', () => {
     const { code, out } = cli(['whatif', '--snapshot', KARPENTER, '--delete-nodegroup', 'general']);
     expect(code).toBe(1);
     expect(out).toContain('CRITICAL');
+  });
+
+  it('reports the sandbox live with nothing but its environment (AWS_ENDPOINT_URL_*, keys), like npm start', async () => {
+    const sandbox = await startSandbox({ clusters: await loadScenarios(join(ROOT, 'scenarios')) });
+    try {
+      const env: Record<string, string> = {
+        NO_COLOR: '1',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      };
+      for (const [k, v] of Object.entries(process.env))
+        if (v !== undefined && !k.startsWith('AWS_')) env[k] ??= v;
+      // Asynchronous: the sandbox serves from this process.
+      const result = await new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          [CLI, 'report', '--region', 'eu-west-1', '--fail-on', 'none'],
+          { cwd: work, env: { ...env, ...sandbox.env }, maxBuffer: 64 * 1024 * 1024 },
+          (error, out, err) =>
+            resolve({ code: error === null ? 0 : (error.code as number | null), out, err }),
+        );
+      });
+      expect(result.err).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.out).toContain('=== Cluster a-karpenter-shares-last-nodegroup-role');
+      expect(result.out).toMatch(/CRITICAL\s+nodegroup\/deletion-orphans-role/);
+    } finally {
+      await sandbox.close();
+    }
   });
 });
