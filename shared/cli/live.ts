@@ -84,9 +84,10 @@ async function targetsOf(
   const listing = await listClusters(deps, regions);
   const unreadable = listing.errors.map((e) => ({ region: e.region, error: e.error }));
   for (const u of unreadable) reportUnreadable(io, u);
+  const listed = regions.filter((r) => !unreadable.some((u) => u.region === r));
   progress(
     io,
-    `eks-auth-sentinel: ${listing.clusters.length} cluster(s) in ${regions.filter((r) => !unreadable.some((u) => u.region === r)).join(', ') || 'no readable Region'}`,
+    `${listing.clusters.length} cluster(s) in ${listed.length > 0 ? listed.join(', ') : 'no readable Region'}`,
   );
   return { targets: listing.clusters, unreadable };
 }
@@ -117,8 +118,7 @@ async function captureAll(
   return {
     outcomes,
     unreadable,
-    onDone: (summary) =>
-      progress(io, `eks-auth-sentinel: ${summary} in ${((Date.now() - started) / 1000).toFixed(1)} s`),
+    onDone: (summary) => progress(io, `${summary} in ${((Date.now() - started) / 1000).toFixed(1)} s`),
   };
 }
 
@@ -299,7 +299,7 @@ export async function runReport(args: ReportArgs, io: CliIo): Promise<number> {
           : `\n=== Could not be read ===\n${unreadable.map((u) => `${unreadableLine(u)}\n`).join('')}`,
       );
     }
-    parts.push(args.format === 'markdown' ? `\n${summary}.\n` : `\n${summary}.\n`);
+    parts.push(args.format === 'markdown' ? `${summary}.\n` : `\n${summary}.\n`);
     io.stdout(parts.join(args.format === 'markdown' ? '\n' : ''));
   }
 

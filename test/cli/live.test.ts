@@ -162,6 +162,27 @@ describe('report (live)', () => {
     expect(pipe.out).toBe(tty.out);
   });
 
+  it('renders Markdown: a heading per cluster, the critical what-if whole', async () => {
+    const { code, out } = await run([
+      'report',
+      '--cluster',
+      KARPENTER,
+      '--region',
+      REGION,
+      '--format',
+      'markdown',
+    ]);
+    expect(code).toBe(1);
+    expect(out.startsWith(`# Cluster \`${KARPENTER}\` (account ${ACCOUNT}, region ${REGION})\n`)).toBe(true);
+    expect(out).toContain('nodegroup/deletion-orphans-role');
+    expect(out).toContain('aws eks create-access-entry');
+    expect(
+      out.endsWith(
+        '1 cluster(s) read in eu-west-1; findings (assessments and what-ifs): 1 critical, 1 low.\n',
+      ),
+    ).toBe(true);
+  });
+
   it('exits 2 with one line when live collection is not available', async () => {
     const { code, err } = await run(['report', '--region', REGION], { live: null });
     expect(code).toBe(2);
