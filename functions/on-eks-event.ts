@@ -1,0 +1,47 @@
+/**
+ * onEksEvent — EventBridge rule on the CloudTrail records of DESIGN §6 (async invoke): predict,
+ * alert at once, queue follow-ups. Ignored and invalid records are logged and return; a failure
+ * is logged and rethrown (the claim on the eventID was released), so EventBridge/Lambda retry and
+ * then the DLQ take over. Correlation keys: CloudTrail `eventId` and `cluster`.
+ * This bundle never contains the EC2 or IAM clients.
+ */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { EventBridgeEvent } from 'aws-lambda';
+import { handleEksEvent } from '../shared/app/handle-eks-event.ts';
+import { createEventWiring } from '../shared/app/wiring-event.ts';
+import { coldStartConfig, errorFields, logger, once } from './lib/runtime.ts';
+
+const deps = once(() => createEventWiring(coldStartConfig(), process.env));
+
+type CloudTrailEvent = EventBridgeEvent<
+  string,
+  { eventID?: unknown; eventName?: unknown; requestParameters?: unknown }
+>;
+
+function correlation(event: CloudTrailEvent): Record<string, string> {
+  const detail = event?.detail;
+  const keys: Record<string, string> = {};
+  if (typeof detail?.eventID === 'string') keys.eventId = detail.eventID;
+  if (typeof detail?.eventName === 'string') keys.eventName = detail.eventName;
+  const params = detail?.requestParameters as { name?: unknown; clusterName?: unknown } | undefined;
+  const name = typeof params?.name === 'string' ? params.name : params?.clusterName;
+  if (typeof name === 'string') keys.cluster = `${event.region}/${name}`;
+  return keys;
+}
+
+export async function onEvent(event: CloudTrailEvent) {
+  const started = Date.now();
+  logger.appendKeys(correlation(event));
+  try {
+    const result = await handleEksEvent(deps(), event);
+    const level = result.outcome === 'invalid' ? 'warn' : 'info';
+    logger[level]('eks event handled', { ...result, durationMs: Date.now() - started });
+    return result;
+  } catch (error) {
+    logger.error('eks event failed', { ...errorFields(error), durationMs: Date.now() - started });
+    throw error;
+  }
+}
+
+export const handler = middy(onEvent).use(injectLambdaContext(logger, { resetKeys: true }));

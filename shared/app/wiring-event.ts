@@ -1,0 +1,31 @@
+/**
+ * The event path's readers: EKS and Kubernetes only. This module must never import the EC2 or
+ * IAM adapters (or `live.ts`, which does): the onEksEvent bundle stays without their clients.
+ */
+import { perRegion } from '../adapters/aws-clients.ts';
+import { createEksClient, createEksReader } from '../adapters/eks.ts';
+import { createEksTokenProvider } from '../adapters/kube-token.ts';
+import { createKubeReader } from '../adapters/kubernetes.ts';
+import type { KubeClusterRef } from '../ports.ts';
+import type { SentinelConfig } from './config.ts';
+import type { HandleEksEventDeps } from './handle-eks-event.ts';
+import { createStateWiring } from './wiring.ts';
+import { clientOptions, type Env } from './wiring-env.ts';
+
+export function createEventWiring(config: SentinelConfig, env: Env): HandleEksEventDeps {
+  const options = clientOptions();
+  const state = createStateWiring(config, env);
+  return {
+    eks: perRegion((region) => createEksReader(createEksClient(region, options))),
+    kube: createKubeReader({ tokens: createEksTokenProvider(), requestTimeoutMs: 5_000, budgetMs: 15_000 }),
+    snapshots: state.snapshots,
+    idempotency: state.idempotency,
+    deliver: state.deliver,
+    queue: state.queue,
+    clock: state.clock,
+    monitorPrincipalArn: config.monitorPrincipalArn,
+    followUpDelaySeconds: config.followUpDelaySeconds,
+    idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+    kubeRefs: new Map<string, KubeClusterRef>(),
+  };
+}
