@@ -36,7 +36,13 @@ export async function onEvent(event: CloudTrailEvent) {
   try {
     const result = await handleEksEvent(deps(), event);
     const level = result.outcome === 'invalid' ? 'warn' : 'info';
-    logger[level]('eks event handled', { ...result, durationMs: Date.now() - started });
+    // `cluster` stays the correlation key (`region/name`).
+    const {
+      cluster: _name,
+      region: _region,
+      ...fields
+    } = result as typeof result & { cluster?: string; region?: string };
+    logger[level]('eks event handled', { ...fields, durationMs: Date.now() - started });
     return result;
   } catch (error) {
     logger.error('eks event failed', { ...errorFields(error), durationMs: Date.now() - started });

@@ -63,13 +63,9 @@ export async function work(event: SQSEvent): Promise<SQSBatchResponse> {
       const item = parseWorkItem(record);
       cluster = `${item.region}/${item.clusterName}`;
       logger.appendKeys({ cluster, ...(item.followUp ? { eventId: item.followUp.eventId } : {}) });
-      const result = await runSnapshot(wiring, item);
-      logger.info('snapshot evaluated', {
-        reason: item.reason,
-        ...result,
-        sourceUnavailable: result.sourceUnavailable,
-        durationMs: Date.now() - started,
-      });
+      const { cluster: _name, region: _region, ...result } = await runSnapshot(wiring, item);
+      // `cluster` stays the correlation key (`region/name`); `sourceUnavailable` feeds the alarm.
+      logger.info('snapshot evaluated', { reason: item.reason, ...result, durationMs: Date.now() - started });
     } catch (error) {
       logger.error('snapshot failed', {
         messageId: record.messageId,
