@@ -9,6 +9,7 @@ import { createEksServer } from './eks-service.ts';
 import { createKubeServer } from './kube-service.ts';
 import { createQueryServer, createSlackServer } from './query-services.ts';
 import { closeServer, listen, makePrincipal, Runtime } from './runtime.ts';
+import { createSsmServer, SLACK_WEBHOOK_PARAMETER } from './ssm-service.ts';
 import type { Sandbox, SandboxCluster, SandboxEnv, SandboxOptions } from './types.ts';
 import { type ClusterState, seedCluster, World } from './world.ts';
 
@@ -60,6 +61,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const stsUrl = await start(createQueryServer(runtime, 'sts'));
   const snsUrl = await start(createQueryServer(runtime, 'sns'));
   const slackUrl = `${await start(createSlackServer(runtime))}/services/T00000000/B00000000/sandbox`;
+  const ssmParameters = new Map([[SLACK_WEBHOOK_PARAMETER, slackUrl]]);
+  const ssmUrl = await start(createSsmServer(runtime, ssmParameters));
 
   // One Kubernetes API server per cluster: the token's x-k8s-aws-id must name that cluster.
   const kubeServers = new Map<ClusterState, Server>();
@@ -83,6 +86,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     AWS_ENDPOINT_URL_IAM: iamUrl,
     AWS_ENDPOINT_URL_STS: stsUrl,
     AWS_ENDPOINT_URL_SNS: snsUrl,
+    AWS_ENDPOINT_URL_SSM: ssmUrl,
     AWS_ACCESS_KEY_ID: monitor.accessKeyId,
     AWS_SECRET_ACCESS_KEY: monitor.secretAccessKey,
     AWS_REGION: region,
@@ -109,6 +113,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       );
     },
     iamRoles: world.iamRoles,
+    ssmParameters,
     cloudTrail: runtime.cloudTrail,
     sns: runtime.sns,
     slack: runtime.slack,

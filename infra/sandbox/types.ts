@@ -26,7 +26,7 @@ export interface SandboxOptions {
   notReadyDelayMs?: number;
 }
 
-export type SandboxService = 'eks' | 'ec2' | 'iam' | 'sts' | 'sns' | 'kube' | 'slack';
+export type SandboxService = 'eks' | 'ec2' | 'iam' | 'sts' | 'sns' | 'ssm' | 'kube' | 'slack';
 
 export interface SandboxCall {
   service: SandboxService;
@@ -195,6 +195,8 @@ export type SandboxEnv = Record<string, string> & {
   AWS_ENDPOINT_URL_IAM: string;
   AWS_ENDPOINT_URL_STS: string;
   AWS_ENDPOINT_URL_SNS: string;
+  /** SSM GetParameter only; `/eks-auth-sentinel/slack-webhook` holds SLACK_WEBHOOK_URL. */
+  AWS_ENDPOINT_URL_SSM: string;
   AWS_ACCESS_KEY_ID: string;
   AWS_SECRET_ACCESS_KEY: string;
   AWS_REGION: string;
@@ -216,6 +218,8 @@ export interface Sandbox {
   cluster(name: string, region?: string): SandboxCluster;
   /** IAM roles of the account, keyed by lower-cased role name. Editable. */
   iamRoles: Map<string, SandboxIamRole>;
+  /** SSM parameters by name (GetParameter); seeded with `/eks-auth-sentinel/slack-webhook` → the Slack sink. Editable. */
+  ssmParameters: Map<string, string>;
   cloudTrail: unknown[];
   sns: SnsRecord[];
   slack: Array<{ body: unknown; at: number }>;
