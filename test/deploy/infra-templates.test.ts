@@ -1,0 +1,154 @@
+/**
+ * The infra/ templates that serverless.yml cannot hold: CloudFormation parses (with its short
+ * tags) and references what it should; the Terraform modules declare every variable they use
+ * and forward/grant the same things.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments, type Tags } from 'yaml';
+import { HANDLED_EKS_EVENTS } from '../../shared/core/cloudtrail.ts';
+import { ROOT } from '../fakes/snapshot-builder.ts';
+
+type Json = Record<string, unknown>;
+
+/** CloudFormation short-form tags → their long form (`!Ref X` → `{ Ref: X }`). */
+const CFN_TAGS: Tags = [
+  ...['Ref', 'Condition'].map((name) => ({
+    tag: `!${name}`,
+    resolve: (value: string) => ({ [name]: value }),
+  })),
+  ...['Sub', 'GetAZs', 'ImportValue', 'Base64'].map((name) => ({
+    tag: `!${name}`,
+    resolve: (value: unknown) => ({ [`Fn::${name}`]: value }),
+  })),
+  { tag: '!GetAtt', resolve: (value: string) => ({ 'Fn::GetAtt': value.split('.') }) },
+  ...['Sub', 'GetAtt', 'Join', 'Select', 'Split', 'If', 'Equals', 'Not', 'And', 'Or', 'FindInMap'].map(
+    (name) => ({
+      tag: `!${name}`,
+      collection: 'seq' as const,
+      resolve: (value: { toJSON(): unknown }) => ({ [`Fn::${name}`]: value.toJSON() }),
+    }),
+  ),
+];
+
+function loadTemplate(name: string): {
+  Parameters: Json;
+  Resources: Record<string, { Type: string; Condition?: string; Properties: Json }>;
+  Outputs: Json;
+} {
+  const text = readFileSync(join(ROOT, 'infra', 'cloudformation', name), 'utf8');
+  return parse(text, { customTags: CFN_TAGS }) as never;
+}
+
+const tf = (module: string, file: string) =>
+  readFileSync(join(ROOT, 'infra', 'terraform', module, file), 'utf8');
+
+/** Every `var.x` of main.tf is declared in variables.tf, and every declared one is used. */
+function checkVariables(module: string): void {
+  const used = new Set([...tf(module, 'main.tf').matchAll(/\bvar\.(\w+)/g)].map((m) => m[1]));
+  const declared = new Set([...tf(module, 'variables.tf').matchAll(/^variable "(\w+)"/gm)].map((m) => m[1]));
+  expect([...used].sort()).toEqual([...declared].sort());
+}
+
+describe('infra/cloudformation/forward-eks-events.yaml', () => {
+  const t = loadTemplate('forward-eks-events.yaml');
+
+  it('forwards the successful EKS calls of DESIGN §6 to the home Region default bus, through a role', () => {
+    const rule = t.Resources.ForwardRule;
+    expect(rule?.Type).toBe('AWS::Events::Rule');
+    const pattern = rule?.Properties.EventPattern as {
+      source: string[];
+      'detail-type': string[];
+      detail: { eventName: string[]; errorCode: unknown };
+    };
+    expect(pattern.source).toEqual(['aws.eks']);
+    expect(pattern['detail-type']).toEqual(['AWS API Call via CloudTrail']);
+    expect([...pattern.detail.eventName].sort()).toEqual([...HANDLED_EKS_EVENTS].sort());
+    expect(pattern.detail.errorCode).toEqual([{ exists: false }]);
+    const [target] = (rule?.Properties.Targets ?? []) as Array<{
+      Arn: Json;
+      RoleArn: Json;
+      DeadLetterConfig: { Arn: Json };
+    }>;
+    expect(target?.Arn['Fn::Sub']).toMatch(
+      /:events:\$\{HomeRegion\}:\$\{AWS::AccountId\}:event-bus\/default$/,
+    );
+    expect(target?.RoleArn).toEqual({ 'Fn::GetAtt': ['ForwardRole', 'Arn'] });
+    expect(target?.DeadLetterConfig.Arn).toEqual({ 'Fn::GetAtt': ['ForwardDeadLetterQueue', 'Arn'] });
+  });
+
+  it('the role may only put events on that bus, and only EventBridge may assume it', () => {
+    const role = t.Resources.ForwardRole?.Properties as {
+      AssumeRolePolicyDocument: Json;
+      Policies: Array<{ PolicyDocument: { Statement: Json[] } }>;
+    };
+    expect(JSON.stringify(role.AssumeRolePolicyDocument)).toContain('events.amazonaws.com');
+    const statements = role.Policies.flatMap((p) => p.PolicyDocument.Statement);
+    expect(statements).toHaveLength(1);
+    expect(statements[0]?.Action).toBe('events:PutEvents');
+    expect(JSON.stringify(statements[0]?.Resource)).toContain('event-bus/default');
+    expect(t.Parameters).toHaveProperty('HomeRegion');
+  });
+
+  it('creates nothing in the home Region itself', () => {
+    for (const [id, r] of Object.entries(t.Resources)) expect(r.Condition, id).toBe('NotHome');
+  });
+});
+
+describe('infra/cloudformation/cluster-read-access.yaml', () => {
+  const t = loadTemplate('cluster-read-access.yaml');
+  const rbac = parseAllDocuments(
+    readFileSync(join(ROOT, 'infra', 'kubernetes', 'monitor-clusterrole.yaml'), 'utf8'),
+  ).map((d) => d.toJSON() as { kind: string; subjects?: Array<{ name: string }> });
+  const group = rbac.find((d) => d.kind === 'ClusterRoleBinding')?.subjects?.[0]?.name;
+
+  it('grants each monitor role a STANDARD access entry in the group the ClusterRole is bound to, without access policies', () => {
+    expect(group).toBe('eks-auth-sentinel:readers');
+    const entries = Object.entries(t.Resources).filter(([, r]) => r.Type === 'AWS::EKS::AccessEntry');
+    expect(entries.map(([id]) => id).sort()).toEqual([
+      'EventAccessEntry',
+      'ReportAccessEntry',
+      'WorkerAccessEntry',
+    ]);
+    for (const [, entry] of entries) {
+      expect(entry.Properties.Type).toBe('STANDARD');
+      expect(entry.Properties.KubernetesGroups).toEqual([group]);
+      expect(entry.Properties.ClusterName).toEqual({ Ref: 'ClusterName' });
+      expect(entry.Properties).not.toHaveProperty('AccessPolicies');
+    }
+    expect(
+      Object.values(t.Resources).some((r) => r.Type === 'AWS::EKS::AccessEntry' && r.Condition === undefined),
+    ).toBe(false);
+  });
+
+  it('names the RBAC to apply and, for CONFIG_MAP clusters, the aws-auth entries', () => {
+    expect(JSON.stringify(t.Outputs.KubernetesRbac)).toContain('infra/kubernetes/monitor-clusterrole.yaml');
+    const mapRoles = (t.Outputs.AwsAuthMapRoles as { Value: Json }).Value['Fn::Sub'] as string;
+    expect(parse(mapRoles)).toEqual([
+      { rolearn: '${WorkerRoleArn}', username: 'eks-auth-sentinel', groups: [group] },
+      { rolearn: '${EventRoleArn}', username: 'eks-auth-sentinel', groups: [group] },
+    ]);
+  });
+});
+
+describe('infra/terraform', () => {
+  it('forward-eks-events forwards the same calls to the home bus and declares exactly the variables it uses', () => {
+    const main = tf('forward-eks-events', 'main.tf');
+    for (const name of HANDLED_EKS_EVENTS) expect(main).toContain(`"${name}"`);
+    expect(main).toContain('aws_cloudwatch_event_target');
+    expect(main).toContain('event-bus/default');
+    expect(main).toContain('errorCode   = [{ exists = false }]');
+    checkVariables('forward-eks-events');
+  });
+
+  it('cluster-read-access grants access entries or aws-auth, the same RBAC, and declares exactly the variables it uses', () => {
+    const main = tf('cluster-read-access', 'main.tf');
+    expect(main).toContain('resource "aws_eks_access_entry" "monitor"');
+    expect(main).toContain('type              = "STANDARD"');
+    expect(main).toContain('group         = "eks-auth-sentinel:readers"');
+    expect(main).toContain('resource "kubernetes_cluster_role_binding_v1"');
+    expect(main).toContain('resource_names = ["aws-auth"]');
+    checkVariables('cluster-read-access');
+  });
+});
