@@ -1,0 +1,441 @@
+/**
+ * `npm start`: the incident demo. The sandbox account (EKS, Kubernetes, SNS, SSM, a Slack sink),
+ * the monitor's state in-process (dynalite, s3rver, a local SQS endpoint — scripts/demo/local-state.ts)
+ * and the REAL function bundles of dist/functions, invoked as Lambda invokes them: the schedule's
+ * event, SQS batches, the CloudTrail record as EventBridge delivers it, a Lambda context.
+ *
+ *   1. baseline: scheduler → work queue → snapshot worker (snapshot stored, no critical alert);
+ *   2. the incident: a write call through the real SDK client (or an aws-auth edit);
+ *   3. onEksEvent with the CloudTrail record the sandbox emitted (or the next scheduled run);
+ *   4. the follow-ups the function queued, delivered to the worker once their delay has passed;
+ * then a timeline relative to the incident: the call, the alert as Slack and SNS received it,
+ * EKS's side effects, nodes going NotReady, the follow-up. The demo checks that both alerts
+ * arrived before the damage (first node NotReady, or the mode switch taking effect) and exits 1
+ * when they did not.
+ *
+ *   npx tsx scripts/incident-demo.ts [--scenario a|c|e] [--verbose]   (npm start -- --scenario e)
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DeleteNodegroupCommand, EKSClient, UpdateClusterConfigCommand } from '@aws-sdk/client-eks';
+import { type Sandbox, type SnsRecord, startSandbox } from '../infra/sandbox/index.ts';
+import { SLACK_WEBHOOK_PARAMETER } from '../infra/sandbox/ssm-service.ts';
+import type { ClusterSnapshot } from '../shared/core/model.ts';
+import { parseSnapshotJson } from '../shared/core/snapshot-schema.ts';
+import { type FunctionName, type LocalFunction, scheduledEvent, startFunction } from './demo/lambda.ts';
+import { type LocalState, type QueuedMessage, sqsEvent, startLocalState } from './demo/local-state.ts';
+import { renderSlackMessage, renderSnsMessage } from './demo/render.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const SIDE_EFFECT_DELAY_MS = 3_000;
+const NOT_READY_DELAY_MS = 3_000;
+const LATENCY_MS = 20;
+/** The follow-up re-check comes after the damage, so that it confirms it. */
+const FOLLOW_UP_DELAY_SECONDS = Math.ceil((SIDE_EFFECT_DELAY_MS + NOT_READY_DELAY_MS) / 1000) + 1;
+
+interface DemoContext {
+  sandbox: Sandbox;
+  clusterName: string;
+  note(what: string, lines?: string[]): void;
+  /** Runs the scheduler and the worker on what it queued (a scheduled run). */
+  scheduledRun(label: string): Promise<void>;
+  /** Invokes onEksEvent with the last CloudTrail record the sandbox emitted. */
+  deliverCloudTrail(): Promise<void>;
+  eks: EKSClient;
+}
+
+interface Scenario {
+  id: string;
+  file: string;
+  title: string;
+  /** The seed may differ from the file (scenario c starts from the aws-auth before the slip). */
+  seed?(snapshot: ClusterSnapshot): ClusterSnapshot;
+  act(ctx: DemoContext): Promise<void>;
+  /** The sandbox timeline entry that marks the damage the alert must precede. */
+  damage: RegExp;
+  damageLabel: string;
+  /** Severity of the alert that must precede the damage. */
+  severity: 'critical' | 'high';
+}
+
+const SLIP = 'username: "developer:{{SessionName}}\n';
+
+const SCENARIOS: Scenario[] = [
+  {
+    id: 'a',
+    file: 'a-karpenter-shares-last-nodegroup-role',
+    title: 'DeleteNodegroup of the last managed node group whose role Karpenter nodes share',
+    async act(ctx) {
+      ctx.note('API call  eks:DeleteNodegroup cluster=prod nodegroup=general (AWS SDK EKSClient)');
+      await ctx.eks.send(
+        new DeleteNodegroupCommand({ clusterName: ctx.clusterName, nodegroupName: 'general' }),
+      );
+      await ctx.deliverCloudTrail();
+    },
+    damage: /Ready=Unknown/,
+    damageLabel: 'the first node went NotReady',
+    severity: 'critical',
+  },
+  {
+    id: 'c',
+    file: 'c-yaml-slip-in-maproles',
+    title: 'A YAML slip in mapRoles (kubectl edit), caught by the next scheduled run',
+    seed(snapshot) {
+      // Start from the aws-auth before the slip: the same mapRoles with the quote closed.
+      const s = structuredClone(snapshot);
+      if (s.awsAuth.status === 'ok' && s.awsAuth.data.data.mapRoles !== undefined) {
+        s.awsAuth.data.data.mapRoles = s.awsAuth.data.data.mapRoles.replace(
+          SLIP,
+          'username: developer:{{SessionName}}\n',
+        );
+      }
+      return s;
+    },
+    async act(ctx) {
+      const cluster = ctx.sandbox.cluster(ctx.clusterName);
+      const mapRoles = cluster.awsAuth?.data.mapRoles ?? '';
+      ctx.note('kubectl edit configmap aws-auth: an unterminated quote in the last mapRoles entry', [
+        `    │ ${SLIP.trim()}`,
+      ]);
+      cluster.putAwsAuth(
+        {
+          ...(cluster.awsAuth?.data ?? {}),
+          mapRoles: mapRoles.replace('username: developer:{{SessionName}}\n', SLIP),
+        },
+        { manager: 'kubectl-edit' },
+      );
+      await ctx.scheduledRun('next scheduled run (in AWS: within the schedule rate, default 5 minutes)');
+    },
+    damage: /Ready=Unknown/,
+    damageLabel: 'the first node went NotReady',
+    severity: 'critical',
+  },
+  {
+    id: 'e',
+    file: 'e-switch-to-api-mode',
+    title: 'UpdateClusterConfig to API mode while aws-auth maps a role that has no access entry',
+    async act(ctx) {
+      ctx.note(
+        'API call  eks:UpdateClusterConfig cluster=prod accessConfig.authenticationMode=API (AWS SDK EKSClient)',
+      );
+      await ctx.eks.send(
+        new UpdateClusterConfigCommand({
+          name: ctx.clusterName,
+          accessConfig: { authenticationMode: 'API' },
+        }),
+      );
+      await ctx.deliverCloudTrail();
+    },
+    damage: /authentication mode is now API/,
+    damageLabel: 'EKS switched the cluster to API mode (developers lose access)',
+    severity: 'high',
+  },
+];
+
+function usage(): string {
+  return [
+    'Usage: npm start [-- --scenario ID] [--verbose]',
+    '',
+    'The incident demo: the sandbox account, the real Lambda bundles of dist/functions invoked as',
+    'Lambda invokes them, and a timeline of the incident. Exits 1 when an alert did not arrive',
+    'before the damage.',
+    '',
+    'Scenarios:',
+    ...SCENARIOS.map((s) => `  ${s.id}  ${s.title}${s.id === 'a' ? ' (default)' : ''}`),
+    '',
+    "  --verbose         show the functions' Powertools log lines (JSON) as they happen",
+    '  --functions DIR   where the bundles are (default dist/functions, as scripts/bundle-functions.mjs writes them)',
+  ].join('\n');
+}
+
+function loadSnapshot(file: string): ClusterSnapshot {
+  const name = `${file}.json`;
+  const parsed = parseSnapshotJson(readFileSync(join(ROOT, 'scenarios', name), 'utf8'), name);
+  if (!parsed.ok) throw new Error(`scenarios/${name} is not a valid snapshot`);
+  return parsed.snapshot;
+}
+
+/** The functions' environment as serverless.yml sets it, with the local endpoints and keys. */
+function lambdaEnvironment(
+  sandbox: Sandbox,
+  state: LocalState,
+  o: { accountId: string; region: string; verbose: boolean },
+): Record<string, string> {
+  const inherited: Record<string, string> = {};
+  for (const key of ['PATH', 'HOME', 'TMPDIR', 'TZ', 'LANG']) {
+    const value = process.env[key];
+    if (value !== undefined) inherited[key] = value;
+  }
+  return {
+    ...inherited,
+    ...sandbox.env,
+    ...state.env,
+    AWS_DEFAULT_REGION: o.region,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    NODE_OPTIONS: '--enable-source-maps',
+    POWERTOOLS_SERVICE_NAME: 'eks-auth-sentinel',
+    POWERTOOLS_LOG_LEVEL: o.verbose ? 'INFO' : 'ERROR',
+    SENTINEL_REGIONS: o.region,
+    SENTINEL_TABLE_NAME: state.tableName,
+    SENTINEL_BUCKET_NAME: state.bucketName,
+    SENTINEL_QUEUE_URL: state.queueUrl,
+    SENTINEL_TOPIC_ARN: `arn:aws:sns:${o.region}:${o.accountId}:eks-auth-sentinel-dev-alerts`,
+    SENTINEL_SLACK_WEBHOOK_PARAMETER: SLACK_WEBHOOK_PARAMETER,
+    SENTINEL_MONITOR_PRINCIPAL_ARN: sandbox.principals.monitor,
+    SENTINEL_FOLLOW_UP_DELAY_SECONDS: String(FOLLOW_UP_DELAY_SECONDS),
+  };
+}
+
+const seconds = (ms: number): string => `${ms < 0 ? '-' : '+'}${(Math.abs(ms) / 1000).toFixed(2)}s`;
+
+interface Entry {
+  at: number;
+  what: string;
+  lines: string[];
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      scenario: { type: 'string', default: 'a' },
+      verbose: { type: 'boolean', default: false },
+      functions: { type: 'string', default: join(ROOT, 'dist', 'functions') },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${usage()}\n`);
+    return 0;
+  }
+  const scenario = SCENARIOS.find((s) => s.id === values.scenario || s.file === values.scenario);
+  if (scenario === undefined) {
+    process.stderr.write(`unknown scenario ${values.scenario}\n\n${usage()}\n`);
+    return 2;
+  }
+  const began = Date.now();
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  const file = loadSnapshot(scenario.file);
+  const snapshot = scenario.seed ? scenario.seed(file) : file;
+  const { accountId, region, clusterName } = snapshot;
+
+  const sandbox = await startSandbox({
+    clusters: [{ snapshot }],
+    latencyMs: LATENCY_MS,
+    sideEffectDelayMs: SIDE_EFFECT_DELAY_MS,
+    notReadyDelayMs: NOT_READY_DELAY_MS,
+  });
+  let state: LocalState | undefined;
+  const closers: Array<() => void> = [];
+  try {
+    state = await startLocalState({ accountId, region, credentials: sandbox.credentials });
+    const st = state;
+    const lambdaEnv = lambdaEnvironment(sandbox, st, { accountId, region, verbose: values.verbose });
+    const functions = new Map<FunctionName, LocalFunction>();
+    const invoke = async (fn: FunctionName, event: unknown): Promise<unknown> => {
+      let running = functions.get(fn);
+      if (running === undefined) {
+        running = await startFunction(values.functions, fn, lambdaEnv, {
+          accountId,
+          region,
+          showLogs: values.verbose,
+        });
+        functions.set(fn, running);
+      }
+      return (await running.invoke(event)).result;
+    };
+    closers.push(() => {
+      for (const f of functions.values()) f.close();
+    });
+
+    const entries: Entry[] = [];
+    let incidentAt: number | undefined;
+    const note = (what: string, lines: string[] = []): void => {
+      entries.push({ at: Date.now(), what, lines });
+    };
+    const queueArn = `arn:aws:sqs:${region}:${accountId}:eks-auth-sentinel-work`;
+    /** Delivers the queued messages whose delay has passed to the worker, one SQS batch. */
+    const deliverDue = async (label: (m: QueuedMessage) => string): Promise<number> => {
+      const now = Date.now();
+      const due = st.queue.filter((m) => m.sentAt + m.delaySeconds * 1000 <= now);
+      if (due.length === 0) return 0;
+      for (const m of due) st.queue.splice(st.queue.indexOf(m), 1);
+      const started = Date.now();
+      const result = (await invoke('snapshotWorker', sqsEvent(due, queueArn, region))) as {
+        batchItemFailures?: unknown[];
+      };
+      const failures = result.batchItemFailures?.length ?? 0;
+      const labels = [...new Set(due.map(label))].join(', ');
+      entries.push({
+        at: started,
+        what: `snapshotWorker  SQS batch: ${labels}`,
+        lines: [
+          `returned after ${Date.now() - started} ms${failures ? `: ${failures} item(s) FAILED` : ': no failures'}`,
+        ],
+      });
+      if (failures > 0) throw new Error(`the snapshot worker failed ${failures} message(s)`);
+      return due.length;
+    };
+    const itemLabel = (m: QueuedMessage): string => {
+      const item = JSON.parse(m.body) as {
+        reason?: string;
+        followUp?: { eventName?: string; attempt?: number };
+      };
+      return item.reason === 'follow-up'
+        ? `follow-up #${item.followUp?.attempt ?? '?'} of ${item.followUp?.eventName ?? '?'}`
+        : 'scheduled snapshot';
+    };
+
+    const ctx: DemoContext = {
+      sandbox,
+      clusterName,
+      eks: new EKSClient({
+        region,
+        endpoint: sandbox.env.AWS_ENDPOINT_URL_EKS,
+        credentials: sandbox.outsiderCredentials,
+        maxAttempts: 1,
+      }),
+      note(what, lines = []) {
+        incidentAt ??= Date.now();
+        note(what, lines);
+      },
+      async scheduledRun(label) {
+        const started = Date.now();
+        const result = await invoke('scheduler', scheduledEvent(accountId, region));
+        entries.push({
+          at: started,
+          what: `scheduler  ${label}`,
+          lines: [`returned after ${Date.now() - started} ms: ${JSON.stringify(result)}`],
+        });
+        await deliverDue(itemLabel);
+      },
+      async deliverCloudTrail() {
+        const record = sandbox.cloudTrail.at(-1) as { detail?: { eventID?: string; eventName?: string } };
+        const started = Date.now();
+        const result = (await invoke('onEksEvent', record)) as Record<string, unknown>;
+        const summary = ['outcome', 'findings', 'ruleIds', 'basis', 'followUpQueued']
+          .filter((k) => result[k] !== undefined)
+          .map(
+            (k) =>
+              `${k}=${Array.isArray(result[k]) ? (result[k] as unknown[]).join(',') : String(result[k])}`,
+          )
+          .join(' ');
+        entries.push({
+          at: started,
+          what: `onEksEvent  EventBridge delivers CloudTrail ${record.detail?.eventName} (eventID ${record.detail?.eventID?.slice(0, 8)}…)`,
+          lines: [`returned after ${Date.now() - started} ms: ${summary}`],
+        });
+      },
+    };
+
+    // 1. Baseline.
+    process.stdout.write(
+      `Incident demo (${scenario.id}): ${scenario.title}\nSandbox account ${accountId}, cluster ${clusterName} in ${region}; EKS acts ${SIDE_EFFECT_DELAY_MS / 1000} s after a call, nodes that lost access go NotReady ${NOT_READY_DELAY_MS / 1000} s later; ${LATENCY_MS} ms per AWS call.\n\n`,
+    );
+    await ctx.scheduledRun('baseline');
+    const baselineSlack = sandbox.slack.length;
+    const baselineSns = sandbox.sns.length;
+    const baselineCritical = sandbox.sns.filter(
+      (r) => r.messageAttributes.severity?.StringValue === 'critical',
+    );
+    process.stdout.write(
+      `Baseline: scheduler + snapshotWorker stored the snapshot; ${baselineSns} SNS / ${baselineSlack} Slack notice(s) (${sandbox.sns.map((r) => r.subject ?? '').join('; ') || 'none'}).\n`,
+    );
+    if (baselineCritical.length > 0) {
+      process.stdout.write('FAIL: the baseline already raised a critical alert\n');
+      return 1;
+    }
+    const timelineStart = sandbox.timeline.length;
+    const baselineEntries = entries.length;
+
+    // 2–3. The incident and the event path.
+    await scenario.act(ctx);
+    const t0 = incidentAt ?? Date.now();
+
+    // 4. Follow-ups, until the damage happened and nothing is queued (bounded).
+    const deadline = Date.now() + FOLLOW_UP_DELAY_SECONDS * 1000 + 6_000;
+    const damaged = () => sandbox.timeline.slice(timelineStart).some((e) => scenario.damage.test(e.what));
+    while (Date.now() < deadline && (st.queue.length > 0 || !damaged())) {
+      await deliverDue(itemLabel);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+
+    // The timeline.
+    for (const e of sandbox.timeline.slice(timelineStart))
+      entries.push({ at: e.at, what: `sandbox  ${e.what}`, lines: [] });
+    const slack = sandbox.slack.slice(baselineSlack);
+    // The first message in full; later ones by their headline and fields (the fix code repeats).
+    slack.forEach((m, i) => {
+      const lines = renderSlackMessage(m.body);
+      const short = lines.filter((l) => l.startsWith('▌') || l.startsWith('Cluster:'));
+      entries.push({ at: m.at, what: 'Slack received', lines: i === 0 ? lines : short });
+    });
+    const publishes = sandbox.calls.filter(
+      (c) => c.service === 'sns' && c.operation === 'Publish' && c.status === 200,
+    );
+    const sns: Array<{ at: number; record: SnsRecord }> = sandbox.sns
+      .map((record, i) => ({ at: publishes[i]?.at ?? Number.NaN, record }))
+      .slice(baselineSns);
+    sns.forEach((m, i) => {
+      entries.push({ at: m.at, what: 'SNS received', lines: renderSnsMessage(m.record, i === 0 ? 4 : 0) });
+    });
+
+    const out: string[] = ['', `Timeline (T = the incident, ${new Date(t0).toISOString()}):`, ''];
+    for (const e of entries.slice(baselineEntries).sort((a, b) => a.at - b.at)) {
+      out.push(`T${seconds(e.at - t0).padStart(7)}  ${e.what}`);
+      for (const line of e.lines) out.push(`            ${line}`);
+    }
+
+    // The alert: the first notice that opened a finding of the scenario's severity.
+    const severity = scenario.severity;
+    const damage = sandbox.timeline.slice(timelineStart).find((e) => scenario.damage.test(e.what));
+    const attr = (r: SnsRecord, name: string) => r.messageAttributes[name]?.StringValue;
+    const firstSns = sns.find(
+      (m) => attr(m.record, 'severity') === severity && attr(m.record, 'kind') === 'opened',
+    )?.at;
+    const slackHeadline = `${severity.toUpperCase()} · New`;
+    const firstSlack = slack.find((m) => JSON.stringify(m.body).includes(slackHeadline))?.at;
+    out.push('');
+    let ok = true;
+    if (damage === undefined) {
+      out.push(`FAIL: the damage (${scenario.damageLabel}) did not happen in the sandbox`);
+      ok = false;
+    } else if (firstSlack === undefined || firstSns === undefined) {
+      const missing = [firstSlack === undefined ? 'Slack' : '', firstSns === undefined ? 'SNS' : '']
+        .filter(Boolean)
+        .join(' nor ');
+      out.push(`FAIL: no ${severity} alert reached ${missing}`);
+      ok = false;
+    } else {
+      const lead = (at: number) => `${((damage.at - at) / 1000).toFixed(2)} s`;
+      ok = firstSlack < damage.at && firstSns < damage.at;
+      out.push(
+        ok
+          ? `OK: the ${severity} alert reached Slack ${lead(firstSlack)} and SNS ${lead(firstSns)} before ${scenario.damageLabel} (T${seconds(damage.at - t0)}).`
+          : `FAIL: the ${severity} alert reached Slack at T${seconds(firstSlack - t0)} and SNS at T${seconds(firstSns - t0)}, not before ${scenario.damageLabel} (T${seconds(damage.at - t0)}).`,
+      );
+    }
+    out.push(`Demo ran ${((Date.now() - began) / 1000).toFixed(1)} s. Other scenarios: npm start -- --help`);
+    process.stdout.write(`${out.join('\n')}\n`);
+    ctx.eks.destroy();
+    return ok ? 0 : 1;
+  } finally {
+    for (const close of closers) close();
+    await state?.close();
+    await sandbox.close();
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+    // The bundles' SDK clients keep sockets alive; the demo is done.
+    setTimeout(() => process.exit(code), 200).unref();
+  },
+  (error: unknown) => {
+    process.stderr.write(
+      `incident demo failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(3);
+  },
+);
