@@ -1,0 +1,93 @@
+/**
+ * `npm start` (scripts/incident-demo.ts) as a child process, on bundles built into a temporary
+ * directory (the shared dist/ may be rebuilt meanwhile): exit 0, and in the printed timeline the
+ * alert as Slack and SNS received it comes before the damage.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+let functions: string;
+
+beforeAll(() => {
+  functions = mkdtempSync(join(tmpdir(), 'sentinel-demo-'));
+  execFileSync(process.execPath, ['scripts/bundle-functions.mjs', '--outdir', functions], {
+    cwd: ROOT,
+    stdio: 'pipe',
+  });
+}, 180_000);
+
+afterAll(() => {
+  rmSync(functions, { recursive: true, force: true });
+});
+
+async function demo(...args: string[]): Promise<{ code: number; out: string }> {
+  try {
+    const { stdout } = await promisify(execFile)(
+      TSX,
+      ['scripts/incident-demo.ts', '--functions', functions, ...args],
+      { cwd: ROOT, maxBuffer: 16 * 1024 * 1024, timeout: 90_000 },
+    );
+    return { code: 0, out: stdout };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : -1, out: `${e.stdout ?? ''}${e.stderr ?? ''}` };
+  }
+}
+
+/** Timeline lines `T +1.23s  what` → [seconds, what]. */
+function timeline(out: string): Array<[number, string]> {
+  return [...out.matchAll(/^T\s*([+-]\d+\.\d+)s {2}(.+)$/gm)].map((m) => [Number(m[1]), m[2] ?? '']);
+}
+
+const firstAt = (lines: Array<[number, string]>, pattern: RegExp): number =>
+  lines.find(([, what]) => pattern.test(what))?.[0] ?? Number.NaN;
+
+describe('npm start: the incident demo', () => {
+  it('scenario a: the critical alert reaches Slack and SNS before the first node goes NotReady, exit 0', async () => {
+    const { code, out } = await demo();
+    expect(out).toContain('OK: the critical alert reached Slack');
+    expect(code).toBe(0);
+    const lines = timeline(out);
+    const call = firstAt(lines, /^API call {2}eks:DeleteNodegroup/);
+    const slack = firstAt(lines, /^Slack received/);
+    const sns = firstAt(lines, /^SNS received/);
+    const edit = firstAt(lines, /EKS removed .* aws-auth/);
+    const notReady = firstAt(lines, /Ready=Unknown/);
+    const followUp = firstAt(lines, /^snapshotWorker .*follow-up #1 of DeleteNodegroup/);
+    expect(call).toBe(0);
+    for (const t of [slack, sns, edit, notReady, followUp]) expect(Number.isFinite(t)).toBe(true);
+    expect(slack).toBeLessThan(notReady);
+    expect(sns).toBeLessThan(notReady);
+    expect(edit).toBeLessThan(notReady);
+    expect(followUp).toBeGreaterThan(notReady);
+    // What Slack received, rendered: what, who loses access, the fix as code.
+    expect(out).toContain('CRITICAL · New · Deleting node group general');
+    expect(out).toMatch(/Who loses access.*3 nodes/);
+    expect(out).toContain('--principal-arn arn:aws:iam::111122223333:role/prod-node-role --type EC2_LINUX');
+    expect(out).toContain('Subject: [CRITICAL] prod eu-west-1: nodegroup/deletion-orphans-role');
+    expect(out).toMatch(/attributes: severity=critical ruleId=nodegroup\/deletion-orphans-role cluster=prod/);
+  });
+
+  it('scenario e: the alert on the switch to API mode arrives before EKS applies it, exit 0', async () => {
+    const { code, out } = await demo('--scenario', 'e');
+    expect(out).toContain('OK: the high alert reached Slack');
+    expect(code).toBe(0);
+    const lines = timeline(out);
+    expect(firstAt(lines, /^Slack received/)).toBeLessThan(firstAt(lines, /authentication mode is now API/));
+    expect(out).toContain('cluster/auth-mode-drops-principals');
+  });
+
+  it('lists the scenarios in --help', async () => {
+    const { code, out } = await demo('--help');
+    expect(code).toBe(0);
+    expect(out).toMatch(/^ {2}a {2}DeleteNodegroup/m);
+    expect(out).toMatch(/^ {2}c {2}/m);
+    expect(out).toMatch(/^ {2}e {2}UpdateClusterConfig/m);
+  });
+});
