@@ -9,7 +9,7 @@ import type { Context } from 'aws-lambda';
 import { buildReport, type ReportRequest, ReportRequestError } from '../shared/app/build-report.ts';
 import { createSnapshotStore } from '../shared/app/wiring.ts';
 import { createCaptureWiring } from '../shared/app/wiring-capture.ts';
-import { accountOfFunctionArn } from '../shared/app/wiring-env.ts';
+import { tryAccountOfFunctionArn } from '../shared/app/wiring-env.ts';
 import { coldStartConfig, errorFields, logger, once } from './lib/runtime.ts';
 
 const deps = once(() => ({
@@ -49,11 +49,12 @@ export async function report(event: unknown, context: Context) {
     if (request.cluster !== undefined)
       logger.appendKeys({ cluster: `${request.region ?? '*'}/${request.cluster}` });
     const config = coldStartConfig();
+    const account = tryAccountOfFunctionArn(context.invokedFunctionArn);
     const result = await buildReport(
       deps(),
       request,
       {
-        accountId: accountOfFunctionArn(context.invokedFunctionArn),
+        ...(account === undefined ? {} : { accountId: account }),
         regions: config.regions,
         monitorPrincipalArn: config.monitorPrincipalArn,
         concurrency: config.captureConcurrency,

@@ -1,10 +1,13 @@
-// Bundles each Lambda handler of functions/ into dist/functions/<name>/index.mjs (ESM, Node 22,
+// Bundles each Lambda handler of functions/ into dist/functions/<name>/index.js (ESM, Node 22,
 // minified, linked source maps) with esbuild, and writes dist/functions/meta.json (inputs and
 // sizes per function) so that a test can check what each bundle contains — onEksEvent must not
 // contain @aws-sdk/client-ec2 or @aws-sdk/client-iam.
 //
 // The AWS SDK is bundled (pinned versions), not taken from the Lambda runtime.
 // ESM output of @kubernetes/client-node calls require(): the createRequire banner provides it.
+// `index.js` + a `package.json` with `"type": "module"` (rather than `index.mjs`): the Lambda
+// runtime loads it as ESM either way, and `serverless invoke local` (which only tries .js/.cjs)
+// can load it too.
 //
 // Usage: node scripts/bundle-functions.mjs [--outdir DIR] [name ...]
 //   (default: every function, into dist/functions)
@@ -40,7 +43,7 @@ for (const name of names) {
   const result = await build({
     absWorkingDir: root,
     entryPoints: [FUNCTIONS[name]],
-    outfile: join(outdir, 'index.mjs'),
+    outfile: join(outdir, 'index.js'),
     bundle: true,
     platform: 'node',
     target: 'node22',
@@ -56,8 +59,9 @@ for (const name of names) {
       js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
     },
   });
+  await writeFile(join(outdir, 'package.json'), '{ "type": "module" }\n');
   const output =
-    result.metafile.outputs[Object.keys(result.metafile.outputs).find((o) => o.endsWith('.mjs'))];
+    result.metafile.outputs[Object.keys(result.metafile.outputs).find((o) => o.endsWith('.js'))];
   const packages = new Set();
   for (const input of Object.keys(result.metafile.inputs)) {
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);

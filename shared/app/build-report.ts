@@ -28,7 +28,8 @@ export interface ReportRequest {
 }
 
 export interface ReportSettings {
-  accountId: string;
+  /** The account (from the function ARN); without it clusters are keyed by their ARN's account. */
+  accountId?: string;
   regions: readonly string[];
   monitorPrincipalArn: string;
   concurrency: number;
@@ -55,7 +56,7 @@ export interface ClusterReport {
 
 export interface Report {
   generatedAt: string;
-  accountId: string;
+  accountId?: string;
   clusters: ClusterReport[];
   /** Regions whose cluster list could not be read. */
   errors: Array<{ region: string; error: string }>;
@@ -87,6 +88,9 @@ export function deletionChanges(s: ClusterSnapshot): Change[] {
   return changes;
 }
 
+const accountOf = (settings: ReportSettings) =>
+  settings.accountId === undefined ? {} : { accountId: settings.accountId };
+
 async function targetsOf(
   deps: BuildReportDeps,
   request: ReportRequest,
@@ -94,7 +98,7 @@ async function targetsOf(
 ): Promise<{ targets: CaptureTarget[]; errors: Report['errors'] }> {
   if (request.cluster !== undefined && request.region !== undefined) {
     return {
-      targets: [{ region: request.region, clusterName: request.cluster, accountId: settings.accountId }],
+      targets: [{ region: request.region, clusterName: request.cluster, ...accountOf(settings) }],
       errors: [],
     };
   }
@@ -102,7 +106,7 @@ async function targetsOf(
   const listing = await listClusters(deps.capture, regions);
   const targets = listing.clusters
     .filter((c) => request.cluster === undefined || c.clusterName === request.cluster)
-    .map((c) => ({ ...c, accountId: settings.accountId }));
+    .map((c) => ({ ...c, ...accountOf(settings) }));
   if (request.cluster !== undefined && targets.length === 0 && listing.errors.length === 0) {
     throw new ReportRequestError(`no cluster ${request.cluster} in ${regions.join(', ')}`);
   }
@@ -119,6 +123,8 @@ async function reportOne(
   let snapshot: ClusterSnapshot | undefined;
   try {
     if (source === 'stored') {
+      if (settings.accountId === undefined)
+        throw new ReportRequestError('a stored snapshot needs the account ID');
       const key: ClusterKey = {
         accountId: settings.accountId,
         region: target.region,
@@ -201,7 +207,7 @@ export async function buildReport(
   const clusters = await mapLimit(targets, settings.concurrency, (t) => reportOne(deps, t, source, settings));
   return {
     generatedAt: now.toISOString(),
-    accountId: settings.accountId,
+    ...accountOf(settings),
     clusters,
     errors,
     markdown: renderReportMarkdown(clusters, settings.maxMarkdownChars),

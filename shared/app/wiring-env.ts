@@ -27,3 +27,8 @@ export function accountOfFunctionArn(arn: string | undefined): string {
   }
   return account;
 }
+
+/** The account ID of the function ARN, or undefined (`serverless invoke local` passes no ARN). */
+export function tryAccountOfFunctionArn(arn: string | undefined): string | undefined {
+  return /^arn:[^:]+:lambda:[^:]*:(\d{12}):/.exec(arn ?? '')?.[1];
+}

@@ -127,7 +127,7 @@ async function invoke(fn: FunctionName, event: unknown): Promise<Invocation> {
     NODE22,
     [
       join(ROOT, 'test', 'functions', 'invoke-bundle.mjs'),
-      join(work, 'bundles', fn, 'index.mjs'),
+      join(work, 'bundles', fn, 'index.js'),
       eventFile,
       resultFile,
       `eks-auth-sentinel-smoke-${fn}`,
