@@ -60,8 +60,7 @@ for (const name of names) {
     },
   });
   await writeFile(join(outdir, 'package.json'), '{ "type": "module" }\n');
-  const output =
-    result.metafile.outputs[Object.keys(result.metafile.outputs).find((o) => o.endsWith('.js'))];
+  const output = result.metafile.outputs[Object.keys(result.metafile.outputs).find((o) => o.endsWith('.js'))];
   const packages = new Set();
   for (const input of Object.keys(result.metafile.inputs)) {
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);

@@ -125,9 +125,11 @@ describe('infra/cloudformation/cluster-read-access.yaml', () => {
   it('names the RBAC to apply and, for CONFIG_MAP clusters, the aws-auth entries', () => {
     expect(JSON.stringify(t.Outputs.KubernetesRbac)).toContain('infra/kubernetes/monitor-clusterrole.yaml');
     const mapRoles = (t.Outputs.AwsAuthMapRoles as { Value: Json }).Value['Fn::Sub'] as string;
+    // `${…}` are CloudFormation Sub placeholders, not template literals.
+    const placeholder = (name: string) => ['$', '{', name, '}'].join('');
     expect(parse(mapRoles)).toEqual([
-      { rolearn: '${WorkerRoleArn}', username: 'eks-auth-sentinel', groups: [group] },
-      { rolearn: '${EventRoleArn}', username: 'eks-auth-sentinel', groups: [group] },
+      { rolearn: placeholder('WorkerRoleArn'), username: 'eks-auth-sentinel', groups: [group] },
+      { rolearn: placeholder('EventRoleArn'), username: 'eks-auth-sentinel', groups: [group] },
     ]);
   });
 });
