@@ -8,7 +8,9 @@
  *   - a full state evaluation (schedule, follow-up) resolves state findings that are gone —
  *     but never while a source of that cluster was unreadable: "could not read" is not "fixed";
  *   - a change evaluation (CloudTrail event) only opens or escalates;
- *   - findings of a change (what-if rules) resolve when the change has settled (`settled`).
+ *   - findings of a change (what-if rules) resolve when the change has settled (`settled`) —
+ *     silently when a state finding about the same subject is open (the prediction came true and
+ *     the state finding now carries the alert).
  */
 import type { ClusterRef, Finding, Severity } from './model.ts';
 import { severityRank } from './model.ts';
@@ -147,10 +149,18 @@ export function planAlerts(input: LifecycleInput): LifecycleResult {
     if (scope.kind === 'state') return r.origin === 'state' && !blind(input.findings);
     return false;
   };
+  // A settled prediction whose subject is now an open state finding (the outage it foretold,
+  // or what remains of it) closes without a "resolved" notice: the state finding carries on.
+  const openStateSubjects = new Set(
+    [...byPrint.values()]
+      .filter((r) => r.status === 'open' && r.origin === 'state')
+      .map((r) => r.finding.subject.toLowerCase()),
+  );
   for (const r of byPrint.values()) {
     if (!mayResolve(r)) continue;
     r.status = 'resolved';
     r.lastSeen = now;
+    if (scope.kind === 'settled' && openStateSubjects.has(r.finding.subject.toLowerCase())) continue;
     enqueue(r, 'resolved', r.finding, now, channels);
   }
 

@@ -104,4 +104,21 @@ describe('planAlerts', () => {
     expect(retry.outbox.slack.length).toBe(first.outbox.slack.length);
     expect(retry.outbox.slack[0]).toMatchObject({ kind: 'opened', attempts: 1, lastError: 'webhook 500' });
   });
+
+  it('closes a settled prediction silently when the outage it foretold is now an open state finding', () => {
+    const s = buildSnapshot({ compute: [...managedNodes(2), ...karpenterNodes(2)] });
+    const predicted = whatIf(s, { kind: 'delete-nodegroup', nodegroupName: 'general' }).findings;
+    const afterEvent = deliverAll(run([], predicted, { kind: 'change' }));
+    // the follow-up's state evaluation finds the nodes unauthorized, then the change settles
+    const outage = assessSnapshot(broken(), { trigger: 'schedule' });
+    const withOutage = deliverAll(run(afterEvent, outage, { kind: 'state' }));
+    const settled = run(withOutage, [], {
+      kind: 'settled',
+      fingerprints: predicted.map((f) => f.fingerprint),
+    });
+    expect(settled.outbox.slack).toEqual([]);
+    expect(settled.records.find((r) => r.ruleId === 'nodegroup/deletion-orphans-role')?.status).toBe(
+      'resolved',
+    );
+  });
 });
