@@ -20,12 +20,10 @@ import {
   type ObservableMiddleware,
   type RequestContext,
   type ResponseContext,
-  type V1ConfigMap,
-  type V1ManagedFieldsEntry,
   type V1Node,
   type V1NodeList,
 } from '@kubernetes/client-node';
-import type { AwsAuthConfigMap, ManagedField } from '../core/model.ts';
+import type { AwsAuthConfigMap } from '../core/model.ts';
 import type { Ec2NodeClassSpec, KubeClusterRef, KubeNode, KubeReader, Lookup } from '../ports.ts';
 import { retryWithBackoff } from './concurrency.ts';
 import {
@@ -35,7 +33,8 @@ import {
   TlsVerificationError,
 } from './errors.ts';
 import type { EksTokenProvider } from './kube-token.ts';
-import { dropUndefined, isoTime } from './util.ts';
+import { toAwsAuth } from './kubernetes-shapes.ts';
+import { dropUndefined } from './util.ts';
 
 export const NODE_PAGE_SIZE = 500;
 export const AWS_AUTH_NAMESPACE = 'kube-system';
@@ -183,41 +182,16 @@ function retryAfterMs(error: unknown): number | undefined {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Pure conversions (exported for unit tests)
+// Pure conversions (exported for unit tests; the aws-auth ones live in kubernetes-shapes.ts,
+// which the event path's reader shares without this module's client)
+
+export { dataKeysOfFieldsV1, toAwsAuth, toManagedField } from './kubernetes-shapes.ts';
 
 /** `aws:///<az>/<instance-id>` → instance ID; undefined for other formats (Fargate, hybrid). */
 export function instanceIdFromProviderId(providerId: string | undefined): string | undefined {
   if (providerId === undefined) return undefined;
   const match = /^aws:\/\/\/[^/]*\/(i-[0-9a-f]{8}(?:[0-9a-f]{9})?)$/.exec(providerId.trim());
   return match?.[1];
-}
-
-/** The `data` keys a managedFields entry owns: fieldsV1 `{"f:data": {"f:mapRoles": {}, ".": {}}}` → `['mapRoles']`. */
-export function dataKeysOfFieldsV1(fieldsV1: unknown): string[] {
-  if (typeof fieldsV1 !== 'object' || fieldsV1 === null) return [];
-  const data = (fieldsV1 as Record<string, unknown>)['f:data'];
-  if (typeof data !== 'object' || data === null) return [];
-  return Object.keys(data)
-    .filter((key) => key.startsWith('f:'))
-    .map((key) => key.slice(2))
-    .sort();
-}
-
-export function toManagedField(entry: V1ManagedFieldsEntry): ManagedField {
-  return dropUndefined({
-    manager: entry.manager ?? '',
-    operation: entry.operation ?? '',
-    time: isoTime(entry.time as Date | string | undefined),
-    dataKeys: dataKeysOfFieldsV1(entry.fieldsV1),
-  });
-}
-
-export function toAwsAuth(configMap: V1ConfigMap): AwsAuthConfigMap {
-  return dropUndefined({
-    data: { ...(configMap.data ?? {}) },
-    resourceVersion: configMap.metadata?.resourceVersion,
-    managedFields: (configMap.metadata?.managedFields ?? []).map(toManagedField),
-  });
 }
 
 function readyOf(node: V1Node): KubeNode['ready'] {

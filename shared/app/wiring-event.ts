@@ -1,11 +1,12 @@
 /**
- * The event path's readers: EKS and Kubernetes only. This module must never import the EC2 or
- * IAM adapters (or `live.ts`, which does): the onEksEvent bundle stays without their clients.
+ * The event path's readers: EKS and Kubernetes (aws-auth) only. This module must never import the
+ * EC2 or IAM adapters, `live.ts` or `kubernetes.ts`: the onEksEvent bundle stays without their
+ * clients (EC2, IAM, @kubernetes/client-node).
  */
 import { perRegion } from '../adapters/aws-clients.ts';
 import { createEksClient, createEksReader } from '../adapters/eks.ts';
 import { createEksTokenProvider } from '../adapters/kube-token.ts';
-import { createKubeReader } from '../adapters/kubernetes.ts';
+import { createAwsAuthReader } from '../adapters/kubernetes-aws-auth.ts';
 import type { KubeClusterRef } from '../ports.ts';
 import type { SentinelConfig } from './config.ts';
 import type { HandleEksEventDeps } from './handle-eks-event.ts';
@@ -17,7 +18,12 @@ export function createEventWiring(config: SentinelConfig, env: Env): HandleEksEv
   const state = createStateWiring(config, env);
   return {
     eks: perRegion((region) => createEksReader(createEksClient(region, options))),
-    kube: createKubeReader({ tokens: createEksTokenProvider(), requestTimeoutMs: 5_000, budgetMs: 15_000 }),
+    // aws-auth only, over node:https: @kubernetes/client-node would be half the bundle and its init.
+    kube: createAwsAuthReader({
+      tokens: createEksTokenProvider(),
+      requestTimeoutMs: 5_000,
+      budgetMs: 15_000,
+    }),
     snapshots: state.snapshots,
     idempotency: state.idempotency,
     deliver: state.deliver,

@@ -1,0 +1,242 @@
+/**
+ * The event path's KubeReader: `GET kube-system/aws-auth` over `node:https` — TLS verified against
+ * the cluster's CA from DescribeCluster, the EKS bearer token — without `@kubernetes/client-node`,
+ * which was 1.6 MB of the 2.9 MB onEksEvent bundle and most of its module init (bench/cold-start.ts).
+ * Same request, RBAC, retry (429/5xx/resets with full-jitter backoff within the budget), timeout
+ * and error semantics as kubernetes.ts for that one request; 404 → `found: false`.
+ *
+ * `nodes` and `ec2NodeClasses` are not read on the event path, like EC2 and IAM: they reject as
+ * `unavailable` and the worker's follow-up captures them (onEksEvent uses compute from the stored
+ * snapshot; a bootstrap capture has no compute anyway without EC2).
+ */
+import { Agent, request } from 'node:https';
+import type { AwsAuthConfigMap } from '../core/model.ts';
+import type { KubeClusterRef, KubeReader, Lookup } from '../ports.ts';
+import { retryWithBackoff } from './concurrency.ts';
+import {
+  CollectionError,
+  type CollectionErrorCode,
+  KubernetesApiError,
+  TlsVerificationError,
+} from './errors.ts';
+import type { EksTokenProvider } from './kube-token.ts';
+import { toAwsAuth } from './kubernetes-shapes.ts';
+
+const NAMESPACE = 'kube-system';
+const NAME = 'aws-auth';
+const LABEL = `get configmap ${NAMESPACE}/${NAME}`;
+const PATH = `/api/v1/namespaces/${NAMESPACE}/configmaps/${NAME}`;
+const TLS_ERROR_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'HOSTNAME_MISMATCH',
+]);
+const RETRYABLE_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
+
+export interface AwsAuthReaderOptions {
+  tokens: EksTokenProvider;
+  /** Timeout of one HTTP request, ms (default 10 000). */
+  requestTimeoutMs?: number;
+  /** Total budget including retries, ms (default 30 000). */
+  budgetMs?: number;
+  /** Attempts, first included (default 4). */
+  maxAttempts?: number;
+  /** Backoff base, ms (default 200). */
+  baseDelayMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** A non-2xx answer of the API server. */
+class HttpStatus extends Error {
+  override readonly name = 'HttpStatus';
+  constructor(
+    readonly status: number,
+    readonly retryAfter: string | undefined,
+  ) {
+    super(`HTTP ${status}`);
+  }
+}
+
+function networkCodeOf(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    const c = current as { code?: unknown; cause?: unknown };
+    if (typeof c.code === 'string') return c.code;
+    current = c.cause;
+  }
+  return undefined;
+}
+
+const isAbort = (error: unknown): boolean =>
+  typeof error === 'object' &&
+  error !== null &&
+  ((error as { name?: unknown }).name === 'AbortError' ||
+    (error as { name?: unknown }).name === 'TimeoutError');
+
+function isRetryable(error: unknown): boolean {
+  if (error instanceof HttpStatus) return error.status === 429 || error.status >= 500;
+  if (error instanceof CollectionError) return false;
+  if (isAbort(error)) return true;
+  const code = networkCodeOf(error);
+  return code !== undefined && RETRYABLE_NETWORK_CODES.has(code);
+}
+
+function retryAfterMs(error: unknown): number | undefined {
+  if (!(error instanceof HttpStatus) || error.retryAfter === undefined) return undefined;
+  const seconds = Number(error.retryAfter);
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, 10) * 1000 : undefined;
+}
+
+/** The messages and codes of kubernetes.ts `toKubernetesApiError`, for this request. */
+function toError(error: unknown, cluster: string): KubernetesApiError {
+  if (error instanceof KubernetesApiError) return error;
+  const where = `${LABEL} on cluster ${cluster}`;
+  const base = {
+    service: 'kubernetes' as const,
+    operation: LABEL,
+    cluster,
+    cause: error,
+    verb: 'get',
+    resource: 'configmaps',
+  };
+  if (error instanceof HttpStatus) {
+    const status = error.status;
+    const [code, text]: [CollectionErrorCode, string] =
+      status === 401
+        ? [
+            'unauthorized',
+            `${where}: the API server rejected the monitor's token (401 Unauthorized) — its IAM role has no access entry or aws-auth mapping, or the token is invalid`,
+          ]
+        : status === 403
+          ? [
+              'forbidden',
+              `${where}: forbidden (403) — the monitor's Kubernetes identity needs RBAC 'get' on 'configmaps' (resourceName ${NAME}) in namespace ${NAMESPACE}`,
+            ]
+          : status === 404
+            ? ['not-found', `${where}: not found (404)`]
+            : status === 429
+              ? ['throttled', `${where}: throttled (429) after all retries`]
+              : status >= 500
+                ? ['unavailable', `${where}: server error (HTTP ${status}) after all retries`]
+                : ['invalid-response', `${where}: unexpected HTTP ${status}`];
+    return new KubernetesApiError(text, { ...base, code, httpStatus: status });
+  }
+  const networkCode = networkCodeOf(error);
+  if (networkCode !== undefined && TLS_ERROR_CODES.has(networkCode)) {
+    return new TlsVerificationError(
+      `${where}: the API server's certificate does not verify against the cluster CA from DescribeCluster (${networkCode}); connection refused`,
+      { ...base, code: 'unavailable' },
+    );
+  }
+  if (isAbort(error)) return new KubernetesApiError(`${where}: timed out`, { ...base, code: 'timeout' });
+  if (error instanceof SyntaxError) {
+    return new KubernetesApiError(`${where}: the answer is not JSON`, { ...base, code: 'invalid-response' });
+  }
+  const detail = networkCode ?? (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+  return new KubernetesApiError(`${where}: could not reach the API server (${detail})`, {
+    ...base,
+    code: networkCode === 'ETIMEDOUT' ? 'timeout' : 'unavailable',
+  });
+}
+
+export function createAwsAuthReader(options: AwsAuthReaderOptions): KubeReader {
+  const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
+  // Keep-alive: a warm invocation reuses the TLS connection (the pool is keyed by host and CA).
+  const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+
+  async function get(cluster: KubeClusterRef): Promise<unknown> {
+    const token = await options.tokens.token(cluster.clusterName, cluster.region);
+    const url = new URL(PATH, cluster.endpoint);
+    return new Promise((resolve, reject) => {
+      const req = request(
+        {
+          protocol: 'https:',
+          hostname: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'GET',
+          agent,
+          ca: Buffer.from(cluster.certificateAuthorityData, 'base64').toString('utf8'),
+          rejectUnauthorized: true,
+          headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+          signal: AbortSignal.timeout(requestTimeoutMs),
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', reject);
+          res.on('end', () => {
+            const status = res.statusCode ?? 0;
+            if (status < 200 || status > 299) {
+              const retryAfter = res.headers['retry-after'];
+              reject(new HttpStatus(status, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter));
+              return;
+            }
+            try {
+              resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+            } catch (error) {
+              reject(error);
+            }
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  const notHere = (operation: string, cluster: KubeClusterRef) =>
+    Promise.reject(
+      new CollectionError(`${operation} is not read on the event path (the worker's follow-up reads it)`, {
+        code: 'unavailable',
+        service: 'kubernetes',
+        operation,
+        cluster: cluster.clusterName,
+      }),
+    );
+
+  return {
+    async awsAuth(cluster): Promise<Lookup<AwsAuthConfigMap>> {
+      if (cluster.certificateAuthorityData === '' || cluster.endpoint === '') {
+        throw new KubernetesApiError(
+          `${LABEL} on cluster ${cluster.clusterName}: DescribeCluster gave no endpoint or CA`,
+          {
+            code: 'unavailable',
+            service: 'kubernetes',
+            operation: LABEL,
+            cluster: cluster.clusterName,
+            verb: 'get',
+            resource: 'configmaps',
+          },
+        );
+      }
+      try {
+        const configMap = await retryWithBackoff(() => get(cluster), {
+          maxAttempts: options.maxAttempts ?? 4,
+          budgetMs: options.budgetMs ?? 30_000,
+          baseDelayMs: options.baseDelayMs ?? 200,
+          maxDelayMs: 5_000,
+          isRetryable,
+          retryAfterMs,
+          ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+        });
+        return { found: true, value: toAwsAuth(configMap as Parameters<typeof toAwsAuth>[0]) };
+      } catch (error) {
+        const e = toError(error, cluster.clusterName);
+        if (e.httpStatus === 404) return { found: false, reason: `no ConfigMap ${NAMESPACE}/${NAME} (404)` };
+        throw e;
+      }
+    },
+    nodes: (cluster) => notHere('list nodes', cluster),
+    ec2NodeClasses: (cluster) => notHere('list ec2nodeclasses', cluster),
+  };
+}
