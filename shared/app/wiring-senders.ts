@@ -1,7 +1,8 @@
 /**
  * The notice channels: SNS always, Slack unless disabled. The Slack webhook URL is read from the
- * SSM SecureString named in config on the first Slack send of a cold start (cached by the SSM
- * adapter; a failed read is retried next time) and is never logged.
+ * SSM SecureString named in config once per cold start — started when the senders are created,
+ * awaited by the first Slack send (cached by the SSM adapter; a failed read is retried by the
+ * next send) — and is never logged.
  */
 import type { AwsClientOptions } from '../adapters/aws-clients.ts';
 import { createSlackNoticeSender } from '../adapters/slack.ts';
@@ -20,9 +21,12 @@ export function createSenders(
   ];
   if (config.slackWebhookParameter !== undefined) {
     const ssm = createSsmClient(region, options);
-    senders.push(
-      createSlackNoticeSender({ webhookUrl: createWebhookUrlProvider(ssm, config.slackWebhookParameter) }),
-    );
+    const webhookUrl = createWebhookUrlProvider(ssm, config.slackWebhookParameter);
+    // Prefetch: the read runs alongside the first invocation's reads instead of in front of its
+    // first Slack send (one sequential round trip less on a cold start). A failure is not cached
+    // (the send reads again) and is reported there, never here.
+    webhookUrl().catch(() => undefined);
+    senders.push(createSlackNoticeSender({ webhookUrl }));
   }
   return senders;
 }
