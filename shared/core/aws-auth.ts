@@ -31,6 +31,7 @@ import {
   type Scalar,
   type YAMLMap,
 } from 'yaml';
+import { scanEntryList } from './aws-auth-fast.ts';
 import {
   AWS_AUTH_KEYS,
   type AwsAuthIssue,
@@ -130,10 +131,10 @@ function goFold(s: string): string {
 
 /** Go `encoding/json` struct field lookup: exact name first, then case-folded. */
 function matchField<F extends string>(key: string, fields: readonly F[]): F | undefined {
-  const exact = fields.find((f) => f === key);
-  if (exact !== undefined) return exact;
+  for (const f of fields) if (f === key) return f;
   const folded = goFold(key);
-  return fields.find((f) => f.toUpperCase() === folded);
+  for (const f of fields) if (f.toUpperCase() === folded) return f;
+  return undefined;
 }
 
 const HAS_SURROGATE = /[\ud800-\udfff]/;
@@ -820,9 +821,14 @@ interface Located {
   entryIndex?: number;
 }
 
+/** Issues of one entry, built once the entry's description (which needs the whole entry) is known. */
+type Pending = Array<(desc: string) => Located>;
+
 /** Decodes the JSON value of one key into entries, like `json.Unmarshal(..., &[]RoleMapping)`. */
 class EntryListDecoder {
   readonly issues: Located[] = [];
+  /** The current entry's pending issues (reused: entries are decoded one at a time). */
+  private readonly pending: Pending = [];
 
   constructor(private readonly key: 'mapRoles' | 'mapUsers') {}
 
@@ -838,6 +844,26 @@ class EntryListDecoder {
     return out;
   }
 
+  /** A type mismatch, reported once the entry's description is known. */
+  private mismatch(
+    pending: Pending,
+    index: number,
+    field: string,
+    got: JVal,
+    expected: string,
+    goType: string,
+    lost: (d: string) => string,
+  ): void {
+    pending.push((desc) => ({
+      pos: got.pos,
+      kind: 'type-mismatch',
+      entryIndex: index,
+      message: `${this.key} entry ${index} (${desc}): "${field}" is ${describeJVal(got)}, not ${expected}; the authenticator skips it and keeps the field empty (json: cannot unmarshal ${jsonTypeName(got)} into Go struct field ${this.goType}.${field} of type ${goType})`,
+      lost: lost(desc),
+    }));
+  }
+
+  // Hot path (once per entry): no closure is created unless there is something to report.
   private entry(v: JVal, index: number): RawEntry {
     const e: RawEntry = { arn: '', sso: null, username: '', groups: [], userid: '' };
     if (v.t === 'null') return e;
@@ -851,87 +877,83 @@ class EntryListDecoder {
       });
       return e;
     }
-    const pending: Array<(desc: string) => Located> = [];
-    const mismatch = (
-      field: string,
-      got: JVal,
-      expected: string,
-      goType: string,
-      lost: (d: string) => string,
-    ) => {
-      pending.push((desc) => ({
-        pos: got.pos,
-        kind: 'type-mismatch',
-        entryIndex: index,
-        message: `${this.key} entry ${index} (${desc}): "${field}" is ${describeJVal(got)}, not ${expected}; the authenticator skips it and keeps the field empty (json: cannot unmarshal ${jsonTypeName(got)} into Go struct field ${this.goType}.${field} of type ${goType})`,
-        lost: lost(desc),
-      }));
-    };
-    const str = (cur: string, field: string, got: JVal, lost: (d: string) => string): string => {
-      if (got.t === 'string') return got.v;
-      if (got.t === 'null') return cur;
-      mismatch(field, got, 'a string', 'string', lost);
-      return cur;
-    };
+    const pending = this.pending;
+    pending.length = 0;
     const fields = this.key === 'mapRoles' ? ROLE_FIELDS : USER_FIELDS;
     for (const { key, keyPos, value } of v.entries) {
       const f = matchField<string>(key, fields);
       switch (f) {
         case 'rolearn':
         case 'userarn':
-          e.arn = str(
-            e.arn,
-            f,
-            value,
-            (d) => `the ${f} of ${this.key} entry ${index} (${d}); without it the entry is dropped`,
-          );
+          if (value.t === 'string') e.arn = value.v;
+          else if (value.t !== 'null') {
+            this.mismatch(
+              pending,
+              index,
+              f,
+              value,
+              'a string',
+              'string',
+              (d) => `the ${f} of ${this.key} entry ${index} (${d}); without it the entry is dropped`,
+            );
+          }
           break;
         case 'username':
-          e.username = str(
-            e.username,
-            f,
-            value,
-            (d) => `the username of ${this.key} entry ${index} (${d}): it maps to an empty username`,
-          );
+          if (value.t === 'string') e.username = value.v;
+          else if (value.t !== 'null') {
+            this.mismatch(
+              pending,
+              index,
+              f,
+              value,
+              'a string',
+              'string',
+              (d) => `the username of ${this.key} entry ${index} (${d}): it maps to an empty username`,
+            );
+          }
           break;
         case 'userid':
-          e.userid = str(e.userid, f, value, (d) => `the userid of ${this.key} entry ${index} (${d})`);
+          if (value.t === 'string') e.userid = value.v;
+          else if (value.t !== 'null') {
+            this.mismatch(
+              pending,
+              index,
+              f,
+              value,
+              'a string',
+              'string',
+              (d) => `the userid of ${this.key} entry ${index} (${d})`,
+            );
+          }
           break;
         case 'groups':
-          e.groups = this.groups(e.groups, value, index, pending, mismatch);
+          e.groups = this.groups(e.groups, value, index, pending);
           break;
         case 'sso':
-          e.sso = this.sso(e.sso, value, index, pending, mismatch);
+          e.sso = this.sso(e.sso, value, index, pending);
           break;
         default:
           pending.push((desc) => this.unknownField(key, keyPos, index, desc, fields, value));
       }
     }
-    const desc = entryDesc(this.key, e);
-    for (const p of pending) this.issues.push(p(desc));
+    if (pending.length > 0) {
+      const desc = entryDesc(this.key, e);
+      for (const p of pending) this.issues.push(p(desc));
+      pending.length = 0;
+    }
     return e;
   }
 
-  private groups(
-    cur: string[],
-    v: JVal,
-    index: number,
-    pending: Array<(desc: string) => Located>,
-    mismatch: (
-      field: string,
-      got: JVal,
-      expected: string,
-      goType: string,
-      lost: (d: string) => string,
-    ) => void,
-  ): string[] {
+  private groups(cur: string[], v: JVal, index: number, pending: Pending): string[] {
     if (v.t === 'null') return [];
     if (v.t !== 'array') {
       const nodes =
         v.t === 'string' && /system:nodes/.test(v.v)
           ? ' (including system:nodes: its nodes cannot register)'
           : '';
-      mismatch(
+      this.mismatch(
+        pending,
+        index,
         'groups',
         v,
         'a list of strings',
@@ -940,7 +962,9 @@ class EntryListDecoder {
       );
       return cur;
     }
-    return v.items.map((item, j) => {
+    const out: string[] = [];
+    for (let j = 0; j < v.items.length; j++) {
+      const item = v.items[j] as JVal;
       if (item.t === 'string') {
         if (item.dashFold) {
           pending.push((desc) => {
@@ -954,10 +978,13 @@ class EntryListDecoder {
             };
           });
         }
-        return item.v;
+        out.push(item.v);
+        continue;
       }
       if (item.t !== 'null') {
-        mismatch(
+        this.mismatch(
+          pending,
+          index,
           `groups[${j}]`,
           item,
           'a string',
@@ -965,26 +992,17 @@ class EntryListDecoder {
           (d) => `group ${j} of ${this.key} entry ${index} (${d}), decoded as an empty string`,
         );
       }
-      return '';
-    });
+      out.push('');
+    }
+    return out;
   }
 
-  private sso(
-    cur: RawSso | null,
-    v: JVal,
-    index: number,
-    pending: Array<(desc: string) => Located>,
-    mismatch: (
-      field: string,
-      got: JVal,
-      expected: string,
-      goType: string,
-      lost: (d: string) => string,
-    ) => void,
-  ): RawSso | null {
+  private sso(cur: RawSso | null, v: JVal, index: number, pending: Pending): RawSso | null {
     if (v.t === 'null') return null;
     if (v.t !== 'object') {
-      mismatch(
+      this.mismatch(
+        pending,
+        index,
         'sso',
         v,
         'a mapping',
@@ -1000,7 +1018,9 @@ class EntryListDecoder {
         if (value.t === 'string') sso[f] = value.v;
         else if (value.t !== 'null') {
           const hint = f === 'accountID' && value.t === 'number' ? ' (quote the account ID)' : '';
-          mismatch(
+          this.mismatch(
+            pending,
+            index,
             `sso.${f}`,
             value,
             `a string${hint}`,
@@ -1202,7 +1222,31 @@ function lineCounterFor(text: string): LineCounter {
   return lc;
 }
 
-function parseEntryKey(key: 'mapRoles' | 'mapUsers', text: string): KeyOutcome {
+/** Whether a plain scalar resolves to a string under go-yaml v2 rules (for the fast path). */
+function plainIsString(s: string): boolean {
+  if (resolveHint(s) === undefined) return true; // goResolve keeps it a string without looking further
+  try {
+    return goResolve('', s, 0).tag === 'str';
+  } catch {
+    return false;
+  }
+}
+
+function lineCounterFromStarts(starts: number[]): LineCounter {
+  const lc = new LineCounter();
+  lc.lineStarts = starts;
+  return lc;
+}
+
+/**
+ * Whether `text` (a `mapRoles`/`mapUsers` value) is in the subset the hand-written scanner of
+ * `aws-auth-fast.ts` reads; everything else goes through the `yaml` package. Same result either way.
+ */
+export function awsAuthFastPathAccepts(text: string): boolean {
+  return scanEntryList(text, plainIsString) !== undefined;
+}
+
+function parseEntryKey(key: 'mapRoles' | 'mapUsers', text: string, fast: boolean): KeyOutcome {
   const trimmed = goTrimLeft(text);
   if (trimmed.startsWith('{')) {
     return keyFailure(
@@ -1213,22 +1257,31 @@ function parseEntryKey(key: 'mapRoles' | 'mapUsers', text: string): KeyOutcome {
       lineCounterFor(text),
     );
   }
-  let loaded: LoadedYaml;
+  let lc: LineCounter;
   let json: JVal;
-  try {
-    loaded = loadYaml(text);
-    json = toJsonable(new GoYamlDecoder(loaded.doc, text).value(loaded.root, 0));
-  } catch (e) {
-    if (!(e instanceof DecodeFailure)) throw e;
-    return keyFailure(
-      key,
-      text,
-      `${key} could not be converted from YAML to JSON, so the authenticator keeps none of its entries: ${e.message}${flowMappingHint(text)}`,
-      e.offset,
-      lineCounterFor(text),
-    );
+  // The common shape (block list of block mappings of simple scalars) is read by a line scanner
+  // that yields the same JSON-level value and offsets as the library path below.
+  const scanned = fast ? scanEntryList(text, plainIsString) : undefined;
+  if (scanned !== undefined) {
+    lc = lineCounterFromStarts(scanned.lineStarts);
+    json = scanned.root;
+  } else {
+    try {
+      const loaded = loadYaml(text);
+      lc = loaded.lc;
+      json = toJsonable(new GoYamlDecoder(loaded.doc, text).value(loaded.root, 0));
+    } catch (e) {
+      if (!(e instanceof DecodeFailure)) throw e;
+      return keyFailure(
+        key,
+        text,
+        `${key} could not be converted from YAML to JSON, so the authenticator keeps none of its entries: ${e.message}${flowMappingHint(text)}`,
+        e.offset,
+        lineCounterFor(text),
+      );
+    }
   }
-  const base = { roles: [], users: [], accounts: [], lc: loaded.lc };
+  const base = { roles: [], users: [], accounts: [], lc };
   if (json.t === 'null') return { ...base, status: 'empty', issues: [] };
   if (json.t !== 'array') {
     return keyFailure(
@@ -1236,7 +1289,7 @@ function parseEntryKey(key: 'mapRoles' | 'mapUsers', text: string): KeyOutcome {
       text,
       `${key} is ${describeJVal(json)}, not a list, so the authenticator keeps none of its entries (json: cannot unmarshal ${jsonTypeName(json)} into Go value of type []config.${key === 'mapRoles' ? 'RoleMapping' : 'UserMapping'})`,
       json.pos,
-      loaded.lc,
+      lc,
     );
   }
   const decoder = new EntryListDecoder(key);
@@ -1255,7 +1308,7 @@ function parseEntryKey(key: 'mapRoles' | 'mapUsers', text: string): KeyOutcome {
       });
       continue;
     }
-    const { line, col } = loaded.lc.linePos(pos);
+    const { line, col } = lc.linePos(pos);
     const location: EntryLocation = { dataKey: key, index, line, column: col };
     if (key === 'mapRoles') {
       const role: RoleMapping = { username: entry.username, groups: entry.groups, location };
@@ -1345,7 +1398,7 @@ function parseAccountsKey(text: string): KeyOutcome {
   };
 }
 
-function parseKey(key: AwsAuthKey, value: unknown): KeyOutcome {
+function parseKey(key: AwsAuthKey, value: unknown, fast: boolean): KeyOutcome {
   if (typeof value !== 'string') {
     return keyFailure(
       key,
@@ -1356,7 +1409,7 @@ function parseKey(key: AwsAuthKey, value: unknown): KeyOutcome {
   }
   if (isSkippable(value)) return { status: 'empty', issues: [], roles: [], users: [], accounts: [] };
   try {
-    return key === 'mapAccounts' ? parseAccountsKey(value) : parseEntryKey(key, value);
+    return key === 'mapAccounts' ? parseAccountsKey(value) : parseEntryKey(key, value, fast);
   } catch (e) {
     // Safety net: a bug here must not hide the other keys. Property tests assert it never fires.
     return keyFailure(key, value, `internal error while parsing ${key}: ${String(e)}`, 0);
@@ -1382,7 +1435,7 @@ function nearMissKey(key: string): AwsAuthKey | undefined {
   return best;
 }
 
-function ignoredKeyIssue(key: string, value: unknown): AwsAuthIssue {
+function ignoredKeyIssue(key: string, value: unknown, fast: boolean): AwsAuthIssue {
   const target = nearMissKey(key);
   if (target === undefined) {
     return {
@@ -1394,7 +1447,7 @@ function ignoredKeyIssue(key: string, value: unknown): AwsAuthIssue {
   }
   let lost = `everything written under "${key}"`;
   try {
-    const probe = parseAwsAuth({ [target]: value as string });
+    const probe = parseWith({ [target]: value as string }, fast);
     const items =
       target === 'mapRoles'
         ? probe.roles.map((r) => r.rolearn ?? `sso ${r.sso?.permissionSetName ?? ''}`)
@@ -1434,6 +1487,18 @@ function emptyResult(): ParsedAwsAuth {
  * keeps (file order, duplicates included) and every issue. Never throws.
  */
 export function parseAwsAuth(data: Record<string, string>): ParsedAwsAuth {
+  return parseWith(data, true);
+}
+
+/**
+ * `parseAwsAuth` without the fast path: every value goes through the `yaml` package. Same result;
+ * exists so that tests can prove the two paths equal.
+ */
+export function parseAwsAuthSlow(data: Record<string, string>): ParsedAwsAuth {
+  return parseWith(data, false);
+}
+
+function parseWith(data: Record<string, string>, fast: boolean): ParsedAwsAuth {
   const result = emptyResult();
   let entries: Array<[string, unknown]>;
   try {
@@ -1444,11 +1509,11 @@ export function parseAwsAuth(data: Record<string, string>): ParsedAwsAuth {
   for (const key of AWS_AUTH_KEYS) {
     const found = entries.find(([k]) => k === key);
     if (found === undefined) continue;
-    const outcome = parseKey(key, found[1]);
+    const outcome = parseKey(key, found[1], fast);
     result.keyStatus[key] = outcome.status;
-    result.roles.push(...outcome.roles);
-    result.users.push(...outcome.users);
-    result.accounts.push(...outcome.accounts);
+    for (const r of outcome.roles) result.roles.push(r);
+    for (const u of outcome.users) result.users.push(u);
+    for (const a of outcome.accounts) result.accounts.push(a);
     // Per entry: causes (type mismatches, unknown fields) before the resulting drop.
     const rank = (i: Located) => (i.kind === 'invalid-entry' ? 1 : 0);
     const sorted = [...outcome.issues].sort(
@@ -1470,7 +1535,7 @@ export function parseAwsAuth(data: Record<string, string>): ParsedAwsAuth {
     .sort(([a], [b]) => compareCodePoints(a, b));
   for (const [k, v] of others) {
     try {
-      result.issues.push(ignoredKeyIssue(k, v));
+      result.issues.push(ignoredKeyIssue(k, v, fast));
     } catch {
       result.issues.push({
         kind: 'ignored-key',
