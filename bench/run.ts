@@ -6,7 +6,17 @@ import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { benchCapture, captureMarkdown } from './capture.ts';
+import { benchColdStart, buildBundles, coldStartMarkdown } from './cold-start.ts';
 import { benchEngine, engineMarkdown } from './engine.ts';
+import { benchEventToAlert, eventToAlertMarkdown } from './event-to-alert.ts';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+/** The function bundles, built once for the sections that need them. */
+let bundles: Promise<string> | undefined;
+const functionBundles = (): Promise<string> => {
+  bundles ??= buildBundles();
+  return bundles;
+};
 
 type Section = { id: string; title: string; run: () => Promise<string> | string };
 
@@ -16,6 +26,16 @@ const SECTIONS: Section[] = [
     id: 'capture',
     title: 'Live capture: sandbox account, 20 ms latency, EKS throttled at 20 calls/s',
     run: async () => captureMarkdown(await benchCapture()),
+  },
+  {
+    id: 'cold-start',
+    title: 'Cold start: module init of each function bundle vs a bare one-SDK-client bundle',
+    run: async () => coldStartMarkdown(benchColdStart(await functionBundles())),
+  },
+  {
+    id: 'event-to-alert',
+    title: 'Event to alert: onEksEvent from a DeleteNodegroup record to the Slack message, 20 ms per call',
+    run: async () => eventToAlertMarkdown(await benchEventToAlert(await functionBundles())),
   },
 ];
 

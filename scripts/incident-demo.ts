@@ -15,15 +15,22 @@
  *
  *   npx tsx scripts/incident-demo.ts [--scenario a|c|e] [--verbose]   (npm start -- --scenario e)
  */
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DeleteNodegroupCommand, EKSClient, UpdateClusterConfigCommand } from '@aws-sdk/client-eks';
 import { type Sandbox, type SnsRecord, startSandbox } from '../infra/sandbox/index.ts';
-import { SLACK_WEBHOOK_PARAMETER } from '../infra/sandbox/ssm-service.ts';
 import type { ClusterSnapshot } from '../shared/core/model.ts';
 import { parseSnapshotJson } from '../shared/core/snapshot-schema.ts';
-import { type FunctionName, type LocalFunction, scheduledEvent, startFunction } from './demo/lambda.ts';
+import {
+  bundlePath,
+  type FunctionName,
+  type LocalFunction,
+  lambdaEnvironment,
+  scheduledEvent,
+  startFunction,
+} from './demo/lambda.ts';
 import { type LocalState, type QueuedMessage, sqsEvent, startLocalState } from './demo/local-state.ts';
 import { renderSlackMessage, renderSnsMessage } from './demo/render.ts';
 
@@ -145,8 +152,39 @@ function usage(): string {
     ...SCENARIOS.map((s) => `  ${s.id}  ${s.title}${s.id === 'a' ? ' (default)' : ''}`),
     '',
     "  --verbose         show the functions' Powertools log lines (JSON) as they happen",
-    '  --functions DIR   where the bundles are (default dist/functions, as scripts/bundle-functions.mjs writes them)',
+    '  --functions DIR   run the bundles in DIR (as scripts/bundle-functions.mjs --outdir DIR writes them);',
+    '                    default dist/functions, bundled first unless newer than the sources',
   ].join('\n');
+}
+
+/** Newest modification time under `path` (a file or a directory tree). */
+function newestMtime(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return readdirSync(path).reduce((m, name) => Math.max(m, newestMtime(join(path, name))), stat.mtimeMs);
+}
+
+/**
+ * Bundles the functions into dist/functions (scripts/bundle-functions.mjs) unless every bundle
+ * the demo runs is newer than its sources (functions/, shared/, the bundler, the lockfile).
+ */
+function ensureBundles(dir: string): void {
+  const needed: FunctionName[] = ['scheduler', 'snapshotWorker', 'onEksEvent'];
+  const sources = ['functions', 'shared', 'scripts/bundle-functions.mjs', 'package-lock.json'].map((p) =>
+    newestMtime(join(ROOT, p)),
+  );
+  const newestSource = Math.max(...sources);
+  const fresh = needed.every((fn) => {
+    const file = bundlePath(dir, fn);
+    return existsSync(file) && statSync(file).mtimeMs > newestSource;
+  });
+  if (fresh) return;
+  process.stdout.write('Bundling the functions (scripts/bundle-functions.mjs)…\n');
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'bundle-functions.mjs'), '--outdir', dir], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  process.stdout.write('\n');
 }
 
 function loadSnapshot(file: string): ClusterSnapshot {
@@ -154,37 +192,6 @@ function loadSnapshot(file: string): ClusterSnapshot {
   const parsed = parseSnapshotJson(readFileSync(join(ROOT, 'scenarios', name), 'utf8'), name);
   if (!parsed.ok) throw new Error(`scenarios/${name} is not a valid snapshot`);
   return parsed.snapshot;
-}
-
-/** The functions' environment as serverless.yml sets it, with the local endpoints and keys. */
-function lambdaEnvironment(
-  sandbox: Sandbox,
-  state: LocalState,
-  o: { accountId: string; region: string; verbose: boolean },
-): Record<string, string> {
-  const inherited: Record<string, string> = {};
-  for (const key of ['PATH', 'HOME', 'TMPDIR', 'TZ', 'LANG']) {
-    const value = process.env[key];
-    if (value !== undefined) inherited[key] = value;
-  }
-  return {
-    ...inherited,
-    ...sandbox.env,
-    ...state.env,
-    AWS_DEFAULT_REGION: o.region,
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    NODE_OPTIONS: '--enable-source-maps',
-    POWERTOOLS_SERVICE_NAME: 'eks-auth-sentinel',
-    POWERTOOLS_LOG_LEVEL: o.verbose ? 'INFO' : 'ERROR',
-    SENTINEL_REGIONS: o.region,
-    SENTINEL_TABLE_NAME: state.tableName,
-    SENTINEL_BUCKET_NAME: state.bucketName,
-    SENTINEL_QUEUE_URL: state.queueUrl,
-    SENTINEL_TOPIC_ARN: `arn:aws:sns:${o.region}:${o.accountId}:eks-auth-sentinel-dev-alerts`,
-    SENTINEL_SLACK_WEBHOOK_PARAMETER: SLACK_WEBHOOK_PARAMETER,
-    SENTINEL_MONITOR_PRINCIPAL_ARN: sandbox.principals.monitor,
-    SENTINEL_FOLLOW_UP_DELAY_SECONDS: String(FOLLOW_UP_DELAY_SECONDS),
-  };
 }
 
 const seconds = (ms: number): string => `${ms < 0 ? '-' : '+'}${(Math.abs(ms) / 1000).toFixed(2)}s`;
@@ -200,7 +207,7 @@ async function main(): Promise<number> {
     options: {
       scenario: { type: 'string', default: 'a' },
       verbose: { type: 'boolean', default: false },
-      functions: { type: 'string', default: join(ROOT, 'dist', 'functions') },
+      functions: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -213,6 +220,8 @@ async function main(): Promise<number> {
     process.stderr.write(`unknown scenario ${values.scenario}\n\n${usage()}\n`);
     return 2;
   }
+  const functionsDir = values.functions ?? join(ROOT, 'dist', 'functions');
+  if (values.functions === undefined) ensureBundles(functionsDir);
   const began = Date.now();
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const file = loadSnapshot(scenario.file);
@@ -228,14 +237,24 @@ async function main(): Promise<number> {
   let state: LocalState | undefined;
   const closers: Array<() => void> = [];
   try {
-    state = await startLocalState({ accountId, region, credentials: sandbox.credentials });
+    state = await startLocalState({
+      accountId,
+      region,
+      credentials: sandbox.credentials,
+      latencyMs: LATENCY_MS,
+    });
     const st = state;
-    const lambdaEnv = lambdaEnvironment(sandbox, st, { accountId, region, verbose: values.verbose });
+    const lambdaEnv = lambdaEnvironment(sandbox, st, {
+      accountId,
+      region,
+      verbose: values.verbose,
+      followUpDelaySeconds: FOLLOW_UP_DELAY_SECONDS,
+    });
     const functions = new Map<FunctionName, LocalFunction>();
     const invoke = async (fn: FunctionName, event: unknown): Promise<unknown> => {
       let running = functions.get(fn);
       if (running === undefined) {
-        running = await startFunction(values.functions, fn, lambdaEnv, {
+        running = await startFunction(functionsDir, fn, lambdaEnv, {
           accountId,
           region,
           showLogs: values.verbose,

@@ -8,6 +8,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context, ScheduledEvent } from 'aws-lambda';
+import type { Sandbox } from '../../infra/sandbox/index.ts';
+import { SLACK_WEBHOOK_PARAMETER } from '../../infra/sandbox/ssm-service.ts';
+import type { LocalState } from './local-state.ts';
 
 export const FUNCTION_NAMES = ['scheduler', 'snapshotWorker', 'onEksEvent', 'report'] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
@@ -144,5 +147,36 @@ export function scheduledEvent(accountId: string, region: string, stage = 'dev')
       `arn:aws:events:${region}:${accountId}:rule/eks-auth-sentinel-${stage}-SchedulerEventsRuleSchedule1`,
     ],
     detail: {},
+  };
+}
+
+/** The functions' environment as serverless.yml sets it, with the local endpoints and keys. */
+export function lambdaEnvironment(
+  sandbox: Sandbox,
+  state: LocalState,
+  o: { accountId: string; region: string; verbose?: boolean; followUpDelaySeconds?: number },
+): Record<string, string> {
+  const inherited: Record<string, string> = {};
+  for (const key of ['PATH', 'HOME', 'TMPDIR', 'TZ', 'LANG']) {
+    const value = process.env[key];
+    if (value !== undefined) inherited[key] = value;
+  }
+  return {
+    ...inherited,
+    ...sandbox.env,
+    ...state.env,
+    AWS_DEFAULT_REGION: o.region,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    NODE_OPTIONS: '--enable-source-maps',
+    POWERTOOLS_SERVICE_NAME: 'eks-auth-sentinel',
+    POWERTOOLS_LOG_LEVEL: o.verbose === true ? 'INFO' : 'ERROR',
+    SENTINEL_REGIONS: o.region,
+    SENTINEL_TABLE_NAME: state.tableName,
+    SENTINEL_BUCKET_NAME: state.bucketName,
+    SENTINEL_QUEUE_URL: state.queueUrl,
+    SENTINEL_TOPIC_ARN: `arn:aws:sns:${o.region}:${o.accountId}:eks-auth-sentinel-dev-alerts`,
+    SENTINEL_SLACK_WEBHOOK_PARAMETER: SLACK_WEBHOOK_PARAMETER,
+    SENTINEL_MONITOR_PRINCIPAL_ARN: sandbox.principals.monitor,
+    SENTINEL_FOLLOW_UP_DELAY_SECONDS: String(o.followUpDelaySeconds ?? 60),
   };
 }

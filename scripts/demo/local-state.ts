@@ -1,6 +1,6 @@
 /**
  * The monitor's own state, local and in-process, on ephemeral 127.0.0.1 ports, for the incident
- * demo and the benchmarks:
+ * demo and the benchmarks (each behind a proxy that adds `latencyMs` and records the calls):
  *   - DynamoDB: dynalite, with the state table as serverless.yml declares it (pk/sk strings,
  *     on-demand; TTL on `expiresAt` where dynalite implements it — it does not);
  *   - S3: s3rver, with the snapshot bucket; it accepts the sandbox's access key (it checks that a
@@ -13,7 +13,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -31,6 +31,13 @@ export interface QueuedMessage {
   sentAt: number;
 }
 
+/** One request to a local state service, as its client saw it (latency included). */
+export interface StateCall {
+  service: 'dynamodb' | 's3' | 'sqs';
+  start: number;
+  end: number;
+}
+
 export interface LocalState {
   tableName: string;
   bucketName: string;
@@ -39,6 +46,8 @@ export interface LocalState {
   env: Record<string, string>;
   /** Every message sent, in order (the demo removes what it delivers). */
   queue: QueuedMessage[];
+  /** Every request to DynamoDB, S3 and SQS (for counting round trips). */
+  calls: StateCall[];
   close(): Promise<void>;
 }
 
@@ -46,6 +55,8 @@ export interface LocalStateOptions {
   accountId: string;
   region: string;
   credentials: { accessKeyId: string; secretAccessKey: string };
+  /** Added to every DynamoDB, S3 and SQS request, like the sandbox's `latencyMs` (default 0). */
+  latencyMs?: number;
 }
 
 const listenOn = (server: Server): Promise<string> =>
@@ -61,6 +72,41 @@ const closeOf = (server: Server): Promise<void> =>
     server.close(() => resolve());
     server.closeAllConnections();
   });
+
+/**
+ * An HTTP front for a local service that waits `latencyMs` before forwarding each request and
+ * records it (start = request received, end = response finished).
+ */
+function createDelayProxy(
+  target: string,
+  service: StateCall['service'],
+  latencyMs: number,
+  calls: StateCall[],
+): Server {
+  const { hostname, port } = new URL(target);
+  return createServer((req, res) => {
+    const start = Date.now();
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      setTimeout(() => {
+        const upstream = request(
+          { hostname, port, method: req.method, path: req.url, headers: req.headers },
+          (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+            answer.on('end', () => calls.push({ service, start, end: Date.now() }));
+          },
+        );
+        upstream.on('error', () => {
+          res.writeHead(502);
+          res.end();
+        });
+        upstream.end(Buffer.concat(chunks));
+      }, latencyMs);
+    });
+  });
+}
 
 const md5 = (text: string): string => createHash('md5').update(text, 'utf8').digest('hex');
 
@@ -159,20 +205,31 @@ export async function startLocalState(options: LocalStateOptions): Promise<Local
 
   const queue: QueuedMessage[] = [];
   const sqs = createQueueServer(queue);
-  const sqsUrl = await listenOn(sqs);
+  const sqsDirect = await listenOn(sqs);
+
+  // Every client goes through a proxy that adds the latency and records the call.
+  const calls: StateCall[] = [];
+  const latency = options.latencyMs ?? 0;
+  const proxies = [
+    createDelayProxy(dynamoUrl, 'dynamodb', latency, calls),
+    createDelayProxy(`http://127.0.0.1:${s3Port}`, 's3', latency, calls),
+    createDelayProxy(sqsDirect, 'sqs', latency, calls),
+  ];
+  const [dynamoProxy, s3Proxy, sqsUrl] = await Promise.all(proxies.map(listenOn));
 
   return {
     tableName,
     bucketName,
     queueUrl: `${sqsUrl}/${options.accountId}/${queueName}`,
     env: {
-      AWS_ENDPOINT_URL_DYNAMODB: dynamoUrl,
-      AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${s3Port}`,
-      AWS_ENDPOINT_URL_SQS: sqsUrl,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamoProxy as string,
+      AWS_ENDPOINT_URL_S3: s3Proxy as string,
+      AWS_ENDPOINT_URL_SQS: sqsUrl as string,
     },
     queue,
+    calls,
     async close() {
-      await Promise.all([closeOf(dynamo), closeOf(sqs), s3.close()]);
+      await Promise.all([closeOf(dynamo), closeOf(sqs), s3.close(), ...proxies.map(closeOf)]);
       rmSync(directory, { recursive: true, force: true });
     },
   };
