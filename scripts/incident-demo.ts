@@ -251,8 +251,11 @@ async function main(): Promise<number> {
       followUpDelaySeconds: FOLLOW_UP_DELAY_SECONDS,
     });
     const functions = new Map<FunctionName, LocalFunction>();
+    /** Set when the last invocation started its function (a cold start): the module init, ms. */
+    let coldInitMs: number | undefined;
     const invoke = async (fn: FunctionName, event: unknown): Promise<unknown> => {
       let running = functions.get(fn);
+      coldInitMs = undefined;
       if (running === undefined) {
         running = await startFunction(functionsDir, fn, lambdaEnv, {
           accountId,
@@ -260,6 +263,7 @@ async function main(): Promise<number> {
           showLogs: values.verbose,
         });
         functions.set(fn, running);
+        coldInitMs = running.initMs;
       }
       return (await running.invoke(event)).result;
     };
@@ -342,7 +346,9 @@ async function main(): Promise<number> {
         entries.push({
           at: started,
           what: `onEksEvent  EventBridge delivers CloudTrail ${record.detail?.eventName} (eventID ${record.detail?.eventID?.slice(0, 8)}…)`,
-          lines: [`returned after ${Date.now() - started} ms: ${summary}`],
+          lines: [
+            `returned after ${Date.now() - started} ms${coldInitMs === undefined ? '' : ` (a cold start: new process, module init ${coldInitMs.toFixed(0)} ms)`}: ${summary}`,
+          ],
         });
       },
     };
