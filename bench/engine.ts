@@ -100,7 +100,7 @@ export function benchEngine(sizes = [1_000, 10_000, 100_000]): EngineRow[] {
   const rows: EngineRow[] = [];
   for (const size of sizes) {
     const snap = syntheticCluster(size);
-    const runs = size >= 100_000 ? 3 : size >= 10_000 ? 9 : 21;
+    const runs = size >= 100_000 ? 7 : size >= 10_000 ? 15 : 31;
     assessSnapshot(snap); // warm-up
     const times: number[] = [];
     let findings = 0;

@@ -11,6 +11,9 @@ export const awsAuthShadowedDuplicate: Rule = {
   fix: 'Keep one entry per ARN, with the union of what was meant.',
   evaluate({ current: a }) {
     if (!a.awsAuth || a.mode === 'API') return [];
+    // The access index already keys every mapping once: equal counts mean no duplicate at all.
+    const roleArns = a.awsAuth.roles.length - a.index.ssoRoles.length;
+    if (a.index.roles.size === roleArns && a.index.usersByKey.size === a.awsAuth.users.length) return [];
     const groups = new Map<string, Array<RoleMapping | UserMapping>>();
     const add = (k: string, m: RoleMapping | UserMapping) => {
       const list = groups.get(k);
