@@ -175,7 +175,7 @@ export function snsJson(
   const doc: Record<string, unknown> = {
     schema: SNS_MESSAGE_SCHEMA,
     source: 'eks-auth-sentinel',
-    ...(first === undefined ? {} : { cluster: { ...first } }),
+    ...(first === undefined ? {} : { cluster: clip({ ...first }, level, mark) }),
     notices: notices.map((n) => {
       const one = { truncated: false };
       const finding = clip(findingToJson(n.finding), level, one);
