@@ -17,11 +17,9 @@
 import { CollectionError, safeErrorMessage } from '../adapters/errors.ts';
 import type { EvaluationScope } from '../core/alerts.ts';
 import type { Change } from '../core/change.ts';
-import { assessSnapshot, diffSnapshots } from '../core/engine.ts';
-import { fingerprintOf } from '../core/fingerprint.ts';
+import { assessSince, clusterUnreadableFinding as unreadableFinding } from '../core/engine.ts';
 import type { ClusterSnapshot, Finding, Trigger } from '../core/model.ts';
 import { principalKey } from '../core/principal.ts';
-import { RULES } from '../core/rules/registry.ts';
 import type { CaptureDeps, Clock, ClusterKey, ClusterWorkItem, SnapshotStore, WorkQueue } from '../ports.ts';
 import { captureSnapshot } from './capture-snapshot.ts';
 
@@ -74,42 +72,15 @@ export interface RunSnapshotResult {
 
 export const SOURCE_UNAVAILABLE = 'monitor/source-unavailable';
 
-const TRANSITION_RULES = new Set(RULES.filter((r) => r.kinds.includes('transition')).map((r) => r.id));
 const NO_DELIVERY: DeliverySummary = { sent: 0, failed: 0, pending: 0 };
 
-/**
- * The finding for a cluster that could not be read at all. Same fingerprint recipe as the
- * engine's (rule, account, Region, cluster, subject, key), so it is stable across runs.
- */
+/** The finding for a cluster that could not be read at all (the engine's, keyed by ClusterKey). */
 export function clusterUnreadableFinding(key: ClusterKey, error: string, trigger: Trigger): Finding {
-  const cluster = { accountId: key.accountId, region: key.region, name: key.clusterName };
-  return {
-    ruleId: SOURCE_UNAVAILABLE,
-    severity: 'high',
-    cluster,
-    subject: 'cluster',
-    title: `Cannot read cluster ${key.clusterName}: the monitor is blind to it`,
-    detail: error,
-    evidence: { source: 'cluster', error },
-    remediation: {
-      summary:
-        "Restore the monitor's read access (eks:DescribeCluster; see infra/iam/monitor-read-policy.json) or check that the cluster still exists.",
-    },
+  return unreadableFinding(
+    { accountId: key.accountId, region: key.region, name: key.clusterName },
+    error,
     trigger,
-    fingerprint: fingerprintOf([
-      SOURCE_UNAVAILABLE,
-      key.accountId,
-      key.region,
-      key.clusterName,
-      'cluster',
-      '',
-    ]),
-  };
-}
-
-function dedupe(findings: Finding[]): Finding[] {
-  const seen = new Set<string>();
-  return findings.filter((f) => !seen.has(f.fingerprint) && !!seen.add(f.fingerprint));
+  );
 }
 
 /** State findings of `current` plus what the transition rules see between `previous` and `current`. */
@@ -118,12 +89,7 @@ export function evaluateSnapshot(
   previous: ClusterSnapshot | undefined,
   options: { trigger: Trigger; monitorPrincipalArn: string },
 ): Finding[] {
-  const state = assessSnapshot(current, options);
-  const transitions =
-    previous === undefined
-      ? []
-      : diffSnapshots(previous, current, options).filter((f) => TRANSITION_RULES.has(f.ruleId));
-  return dedupe([...state, ...transitions]);
+  return assessSince(current, previous, options);
 }
 
 const FAILED = /_FAILED$/;

@@ -7,6 +7,7 @@
  * What may resolve is bounded by what was evaluated:
  *   - a full state evaluation (schedule, follow-up) resolves state findings that are gone —
  *     but never while a source of that cluster was unreadable: "could not read" is not "fixed";
+ *     transition findings (what happened between two snapshots) close then, silently;
  *   - a change evaluation (CloudTrail event) only opens or escalates;
  *   - findings of a change (what-if rules) resolve when the change has settled (`settled`) —
  *     silently when a state finding about the same subject is open (the prediction came true and
@@ -37,8 +38,12 @@ export interface AlertRecord {
   fingerprint: string;
   cluster: ClusterRef;
   ruleId: string;
-  /** `state` findings come from evaluating a snapshot; `change` findings from a predicted change. */
-  origin: 'state' | 'change';
+  /**
+   * `state` findings come from evaluating a snapshot; `transition` findings report something that
+   * happened between two snapshots (a mapping removed, an admin granted); `change` findings come
+   * from a predicted change.
+   */
+  origin: Origin;
   status: 'open' | 'resolved';
   severity: Severity;
   finding: Finding;
@@ -76,12 +81,17 @@ export interface LifecycleResult {
   outbox: Record<Channel, PendingNotice[]>;
 }
 
-const CHANGE_RULES = new Set(
-  RULES.filter((r) => r.kinds.includes('change') && !r.kinds.includes('state')).map((r) => r.id),
+export type Origin = 'state' | 'transition' | 'change';
+
+const ORIGIN_BY_RULE = new Map<string, Origin>(
+  RULES.map((r) => [
+    r.id,
+    r.kinds.includes('state') ? 'state' : r.kinds.includes('transition') ? 'transition' : 'change',
+  ]),
 );
 
-export function originOf(f: Finding): 'state' | 'change' {
-  return CHANGE_RULES.has(f.ruleId) ? 'change' : 'state';
+export function originOf(f: Finding): Origin {
+  return ORIGIN_BY_RULE.get(f.ruleId) ?? 'state';
 }
 
 /** A blind cluster cannot prove anything fixed. */
@@ -146,7 +156,7 @@ export function planAlerts(input: LifecycleInput): LifecycleResult {
   const mayResolve = (r: AlertRecord): boolean => {
     if (r.status !== 'open' || seen.has(r.fingerprint)) return false;
     if (scope.kind === 'settled') return r.origin === 'change' && scope.fingerprints.includes(r.fingerprint);
-    if (scope.kind === 'state') return r.origin === 'state' && !blind(input.findings);
+    if (scope.kind === 'state') return r.origin !== 'change' && !blind(input.findings);
     return false;
   };
   // A settled prediction whose subject is now an open state finding (the outage it foretold,
@@ -161,6 +171,9 @@ export function planAlerts(input: LifecycleInput): LifecycleResult {
     r.status = 'resolved';
     r.lastSeen = now;
     if (scope.kind === 'settled' && openStateSubjects.has(r.finding.subject.toLowerCase())) continue;
+    // Something that happened (a mapping removed) is not undone by the next evaluation: it was
+    // reported once, and it closes without a "resolved" notice.
+    if (r.origin === 'transition') continue;
     enqueue(r, 'resolved', r.finding, now, channels);
   }
 

@@ -106,6 +106,50 @@ export function diffSnapshots(
   return sortFindings(dedupe([...transition, ...fresh]));
 }
 
+/**
+ * What a scheduled run reports: every state finding of `current`, plus what the transition rules
+ * see since `previous` (mappings removed, admins granted), when there is a previous snapshot.
+ */
+export function assessSince(
+  current: ClusterSnapshot,
+  previous: ClusterSnapshot | undefined,
+  options: EvaluateOptions = {},
+): Finding[] {
+  const trigger = options.trigger ?? 'manual';
+  const a = analyzeSnapshot(current);
+  const state = run('state', ctxOf(a, options), trigger);
+  if (!previous) return sortFindings(state);
+  const transition = run('transition', ctxOf(a, options, { previous: analyzeSnapshot(previous) }), trigger);
+  return sortFindings(dedupe([...state, ...transition]));
+}
+
+/**
+ * The finding for a cluster that could not be read at all (DescribeCluster failed): the monitor
+ * is blind to all of it. Fingerprinted like every finding, so it alerts once, not every run.
+ */
+export function clusterUnreadableFinding(
+  cluster: { accountId: string; region: string; name: string },
+  error: string,
+  trigger: Trigger,
+): Finding {
+  const ruleId = 'monitor/source-unavailable';
+  return {
+    ruleId,
+    severity: 'high',
+    cluster,
+    subject: 'cluster',
+    title: `Cannot read cluster ${cluster.name}: the monitor is blind to it`,
+    detail: error,
+    evidence: { source: 'cluster', error },
+    remediation: {
+      summary:
+        "Restore the monitor's read access (eks:DescribeCluster; see infra/iam/monitor-read-policy.json) or check that the cluster still exists.",
+    },
+    trigger,
+    fingerprint: fingerprintOf([ruleId, cluster.accountId, cluster.region, cluster.name, 'cluster', '']),
+  };
+}
+
 function dedupe(findings: Finding[]): Finding[] {
   const seen = new Set<string>();
   return findings.filter((f) => !seen.has(f.fingerprint) && !!seen.add(f.fingerprint));

@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { type AlertRecord, isSpent, planAlerts, settleDeliveries } from '../../../shared/core/alerts.ts';
-import { assessSnapshot, whatIf } from '../../../shared/core/engine.ts';
+import { assessSnapshot, diffSnapshots, whatIf } from '../../../shared/core/engine.ts';
 import type { Finding } from '../../../shared/core/model.ts';
-import { adminMapping, buildSnapshot, karpenterNodes, managedNodes } from '../../fakes/snapshot-builder.ts';
+import {
+  adminMapping,
+  buildSnapshot,
+  karpenterNodes,
+  managedNodes,
+  nodeMapping,
+} from '../../fakes/snapshot-builder.ts';
 
 const channels = { sns: { minSeverity: 'high' as const }, slack: { minSeverity: 'critical' as const } };
 const broken = () =>
@@ -121,5 +127,17 @@ describe('planAlerts', () => {
     expect(settled.records.find((r) => r.ruleId === 'nodegroup/deletion-orphans-role')?.status).toBe(
       'resolved',
     );
+  });
+
+  it('reports a removed mapping once and closes it silently on the next evaluation', () => {
+    const before = buildSnapshot({ mapRoles: nodeMapping() + adminMapping() });
+    const after = buildSnapshot();
+    const removed = diffSnapshots(before, after, { trigger: 'schedule' });
+    expect(removed.map((f) => f.ruleId)).toContain('aws-auth/entry-removed');
+    const first = run([], removed, { kind: 'state' });
+    expect(first.outbox.sns.map((n) => n.finding.ruleId)).toContain('aws-auth/entry-removed');
+    const next = run(deliverAll(first), assessSnapshot(after, { trigger: 'schedule' }), { kind: 'state' });
+    expect(next.outbox.sns).toEqual([]);
+    expect(next.records.find((r) => r.ruleId === 'aws-auth/entry-removed')?.status).toBe('resolved');
   });
 });
