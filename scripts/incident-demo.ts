@@ -13,7 +13,7 @@
  * arrived before the damage (first node NotReady, or the mode switch taking effect) and exits 1
  * when they did not.
  *
- *   npx tsx scripts/incident-demo.ts [--scenario a|c|e] [--verbose]   (npm start -- --scenario e)
+ *   npx tsx scripts/incident-demo.ts [--scenario a|b|c|e] [--verbose]   (npm start -- --scenario e)
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -67,6 +67,15 @@ interface Scenario {
 }
 
 const SLIP = 'username: "developer:{{SessionName}}\n';
+const FARGATE_ENTRY = [
+  '- groups:',
+  '  - system:bootstrappers',
+  '  - system:nodes',
+  '  - system:node-proxier',
+  '  rolearn: arn:aws:iam::111122223333:role/prod-fargate-pod-execution',
+  '  username: system:node:{{SessionName}}',
+  '',
+].join('\n');
 
 const SCENARIOS: Scenario[] = [
   {
@@ -82,6 +91,34 @@ const SCENARIOS: Scenario[] = [
     },
     damage: /Ready=Unknown/,
     damageLabel: 'the first node went NotReady',
+    severity: 'critical',
+  },
+  {
+    id: 'b',
+    file: 'b-fargate-entry-removed-by-terraform',
+    title: "Terraform's next apply removes the aws-auth entry EKS added for a Fargate profile",
+    seed(snapshot) {
+      // Start from aws-auth with the entry EKS added for the profile's pod execution role.
+      const s = structuredClone(snapshot);
+      if (s.awsAuth.status === 'ok') {
+        s.awsAuth.data.data.mapRoles = `${s.awsAuth.data.data.mapRoles ?? ''}${FARGATE_ENTRY}`;
+      }
+      return s;
+    },
+    async act(ctx) {
+      const cluster = ctx.sandbox.cluster(ctx.clusterName);
+      const data = cluster.awsAuth?.data ?? {};
+      ctx.note(
+        'terraform apply: Terraform owns mapRoles and writes it without the Fargate entry (server-side apply)',
+      );
+      cluster.putAwsAuth(
+        { ...data, mapRoles: (data.mapRoles ?? '').replace(FARGATE_ENTRY, '') },
+        { manager: 'Terraform', operation: 'Apply' },
+      );
+      await ctx.scheduledRun('next scheduled run (in AWS: within the schedule rate, default 5 minutes)');
+    },
+    damage: /Ready=Unknown/,
+    damageLabel: 'the first Fargate node went NotReady',
     severity: 'critical',
   },
   {

@@ -87,6 +87,7 @@ describe('npm start: the incident demo', () => {
     const { code, out } = await demo('--help');
     expect(code).toBe(0);
     expect(out).toMatch(/^ {2}a {2}DeleteNodegroup/m);
+    expect(out).toMatch(/^ {2}b {2}Terraform/m);
     expect(out).toMatch(/^ {2}c {2}/m);
     expect(out).toMatch(/^ {2}e {2}UpdateClusterConfig/m);
   });
