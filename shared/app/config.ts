@@ -7,8 +7,9 @@
  * have the documented defaults of `CONFIG_VARIABLES` (the README's Deploy table is checked
  * against it by a test).
  */
-import { z } from 'zod';
+
 import { SEVERITIES, type Severity } from '../core/model.ts';
+import { addIssue, z } from '../core/zod-mini.ts';
 
 export const CONFIG_PREFIX = 'SENTINEL_';
 
@@ -99,99 +100,92 @@ export class ConfigError extends Error {
 
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
 const required = (what: string) =>
-  z
-    .string({ error: `required: ${what}` })
-    .trim()
-    .min(1, `required: ${what}`);
+  z.string({ error: `required: ${what}` }).check(z.trim(), z.minLength(1, `required: ${what}`));
+
+const optionalText = () => z.optional(z.string());
 
 const integer = (name: ConfigVariable, min: number, max: number) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
+  z.pipe(
+    optionalText(),
+    z.transform((v: string | undefined, ctx) => {
       const text =
         v === undefined || v.trim() === '' ? (CONFIG_VARIABLES[name] as { default: string }).default : v;
       const n = Number(text);
       if (!Number.isInteger(n) || n < min || n > max) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `expected an integer from ${min} to ${max}, got ${JSON.stringify(v)}`,
-        });
+        addIssue(ctx, `expected an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
         return z.NEVER;
       }
       return n;
-    });
+    }),
+  );
 
 const severity = (name: ConfigVariable) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
+  z.pipe(
+    optionalText(),
+    z.transform((v: string | undefined, ctx) => {
       const text =
         v === undefined || v.trim() === ''
           ? (CONFIG_VARIABLES[name] as { default: string }).default
           : v.trim();
       if (!(SEVERITIES as readonly string[]).includes(text)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `expected one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(v)}`,
-        });
+        addIssue(ctx, `expected one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(v)}`);
         return z.NEVER;
       }
       return text as Severity;
-    });
+    }),
+  );
 
 const schema = z.object({
-  SENTINEL_REGIONS: required('comma-separated Regions').transform((v, ctx) => {
-    const regions = [
-      ...new Set(
-        v
-          .split(',')
-          .map((r) => r.trim())
-          .filter((r) => r !== ''),
-      ),
-    ];
-    const bad = regions.filter((r) => !REGION.test(r));
-    if (regions.length === 0) ctx.addIssue({ code: 'custom', message: 'no Region given' });
-    if (bad.length > 0) ctx.addIssue({ code: 'custom', message: `not a Region: ${bad.join(', ')}` });
-    return regions;
-  }),
-  SENTINEL_TABLE_NAME: required('DynamoDB table name').regex(/^[\w.-]{3,255}$/, 'not a DynamoDB table name'),
-  SENTINEL_BUCKET_NAME: required('S3 bucket name').regex(
-    /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
-    'not an S3 bucket name',
+  SENTINEL_REGIONS: z.pipe(
+    required('comma-separated Regions'),
+    z.transform((v: string, ctx) => {
+      const regions = [
+        ...new Set(
+          v
+            .split(',')
+            .map((r) => r.trim())
+            .filter((r) => r !== ''),
+        ),
+      ];
+      const bad = regions.filter((r) => !REGION.test(r));
+      if (regions.length === 0) addIssue(ctx, 'no Region given');
+      if (bad.length > 0) addIssue(ctx, `not a Region: ${bad.join(', ')}`);
+      return regions;
+    }),
   ),
-  SENTINEL_QUEUE_URL: required('SQS queue URL').regex(
-    /^https?:\/\/\S+\/\d{12}\/[\w-]+(\.fifo)?$/,
-    'not an SQS queue URL',
+  SENTINEL_TABLE_NAME: required('DynamoDB table name').check(
+    z.regex(/^[\w.-]{3,255}$/, 'not a DynamoDB table name'),
   ),
-  SENTINEL_TOPIC_ARN: required('SNS topic ARN').regex(
-    /^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w-]+$/,
-    'not an SNS topic ARN',
+  SENTINEL_BUCKET_NAME: required('S3 bucket name').check(
+    z.regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'not an S3 bucket name'),
   ),
-  SENTINEL_SLACK_WEBHOOK_PARAMETER: required('SSM parameter name or "disabled"').refine(
-    (v) => v === 'disabled' || /^\/[\w.\-/]+$/.test(v),
-    'expected an SSM parameter name starting with "/" (e.g. /eks-auth-sentinel/slack-webhook) or "disabled"',
+  SENTINEL_QUEUE_URL: required('SQS queue URL').check(
+    z.regex(/^https?:\/\/\S+\/\d{12}\/[\w-]+(\.fifo)?$/, 'not an SQS queue URL'),
   ),
-  SENTINEL_MONITOR_PRINCIPAL_ARN: required('IAM role ARN of the monitor').regex(
-    /^arn:aws[\w-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/,
-    'not an IAM role ARN',
+  SENTINEL_TOPIC_ARN: required('SNS topic ARN').check(
+    z.regex(/^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w-]+$/, 'not an SNS topic ARN'),
   ),
-  SENTINEL_SCHEDULE_RATE: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
+  SENTINEL_SLACK_WEBHOOK_PARAMETER: required('SSM parameter name or "disabled"').check(
+    z.refine(
+      (v: string) => v === 'disabled' || /^\/[\w.\-/]+$/.test(v),
+      'expected an SSM parameter name starting with "/" (e.g. /eks-auth-sentinel/slack-webhook) or "disabled"',
+    ),
+  ),
+  SENTINEL_MONITOR_PRINCIPAL_ARN: required('IAM role ARN of the monitor').check(
+    z.regex(/^arn:aws[\w-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, 'not an IAM role ARN'),
+  ),
+  SENTINEL_SCHEDULE_RATE: z.pipe(
+    optionalText(),
+    z.transform((v: string | undefined, ctx) => {
       const text =
         v === undefined || v.trim() === '' ? CONFIG_VARIABLES.SENTINEL_SCHEDULE_RATE.default : v.trim();
       if (!/^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(.+\))$/.test(text)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `expected rate(N minutes) or cron(...), got ${JSON.stringify(v)}`,
-        });
+        addIssue(ctx, `expected rate(N minutes) or cron(...), got ${JSON.stringify(v)}`);
         return z.NEVER;
       }
       return text;
     }),
+  ),
   SENTINEL_MIN_SEVERITY_SNS: severity('SENTINEL_MIN_SEVERITY_SNS'),
   SENTINEL_MIN_SEVERITY_SLACK: severity('SENTINEL_MIN_SEVERITY_SLACK'),
   SENTINEL_FOLLOW_UP_DELAY_SECONDS: integer('SENTINEL_FOLLOW_UP_DELAY_SECONDS', 1, 900),
