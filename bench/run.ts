@@ -1,9 +1,10 @@
 /**
  * `npm run bench`: runs every benchmark section and rewrites BENCHMARKS.md with the figures and
- * the command that produced them. `npm run bench -- engine` runs one section.
+ * the command that produced them. `npm run bench -- engine` runs one section and keeps the
+ * others as they were (each section carries its own command, time and machine line).
  */
-import { writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { benchCapture, captureMarkdown } from './capture.ts';
 import { benchColdStart, buildBundles, coldStartMarkdown } from './cold-start.ts';
@@ -41,17 +42,40 @@ const SECTIONS: Section[] = [
 
 const wanted = process.argv.slice(2);
 const chosen = wanted.length ? SECTIONS.filter((s) => wanted.includes(s.id)) : SECTIONS;
+const out = join(import.meta.dirname, '..', 'BENCHMARKS.md');
+
+/** The sections already in BENCHMARKS.md, by title: a partial run keeps the others. */
+function existingSections(): Map<string, string> {
+  const found = new Map<string, string>();
+  if (!existsSync(out)) return found;
+  const chunks = readFileSync(out, 'utf8').split(/^## /m).slice(1);
+  for (const chunk of chunks) {
+    const title = chunk.slice(0, chunk.indexOf('\n'));
+    found.set(title, chunk.slice(title.length).trim());
+  }
+  return found;
+}
+
+const kept = existingSections();
+const fresh = new Map<string, string>();
+for (const s of chosen) {
+  process.stderr.write(`bench: ${s.id}…\n`);
+  fresh.set(s.title, await s.run());
+}
+const when = `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+const machine = `Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${loadavg()[0]?.toFixed(1)} at the end`;
 const parts: string[] = [
   '# Benchmarks',
   '',
-  `Produced by \`npm run bench${wanted.length ? ` -- ${wanted.join(' ')}` : ''}\` on ${new Date().toISOString().slice(0, 10)}: Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB.`,
+  'Produced by `npm run bench` (all sections) or `npm run bench -- <section>` (one section; the others are kept as they were).',
   'The machine is shared and noisy: compare figures as ratios within one run, not across runs.',
   '',
 ];
-for (const s of chosen) {
-  process.stderr.write(`bench: ${s.id}…\n`);
-  parts.push(`## ${s.title}`, '', await s.run(), '');
+for (const s of SECTIONS) {
+  const body = fresh.get(s.title);
+  const stamp = body ? `_\`npm run bench -- ${s.id}\` at ${when}; ${machine}._` : undefined;
+  const text = body ? `${stamp}\n\n${body}` : kept.get(s.title);
+  if (text) parts.push(`## ${s.title}`, '', text, '');
 }
-const out = join(import.meta.dirname, '..', 'BENCHMARKS.md');
 writeFileSync(out, `${parts.join('\n').trimEnd()}\n`);
 process.stdout.write(`${parts.join('\n')}\nwritten to ${out}\n`);
