@@ -12,7 +12,7 @@
  * - calls that failed (`errorCode`) are ignored;
  * - response timestamps arrive as epoch seconds (or ISO strings) and are normalised to ISO 8601.
  */
-import { z } from 'zod';
+
 import type { Change } from './change.ts';
 import {
   ACCESS_ENTRY_TYPES,
@@ -23,6 +23,7 @@ import {
   type AuthenticationMode,
 } from './model.ts';
 import { formatJsonPath, toOneLine } from './snapshot-schema.ts';
+import { z } from './zod-mini.ts';
 
 export const HANDLED_EKS_EVENTS = [
   'DeleteNodegroup',
@@ -60,89 +61,86 @@ export type EksEventParse =
 // ---------------------------------------------------------------------------------------------
 // Record shapes (loose: CloudTrail adds fields over time; only what the change needs is checked)
 
-const text = () => z.string().min(1, 'must not be empty');
+const text = () => z.string().check(z.minLength(1, 'must not be empty'));
 const names = () => z.array(z.string());
 
 const headerShape = {
   eventID: text(),
   eventTime: z.iso.datetime({ offset: true }),
-  awsRegion: text().optional(),
-  recipientAccountId: z
-    .string()
-    .regex(/^\d{12}$/, 'expected a 12-digit account ID')
-    .optional(),
-  userIdentity: z.looseObject({ arn: z.string().optional() }).optional(),
+  awsRegion: z.optional(text()),
+  recipientAccountId: z.optional(z.string().check(z.regex(/^\d{12}$/, 'expected a 12-digit account ID'))),
+  userIdentity: z.optional(z.looseObject({ arn: z.optional(z.string()) })),
 };
 
-const clusterShape = { name: text().optional(), clusterName: text().optional() };
+const clusterShape = { name: z.optional(text()), clusterName: z.optional(text()) };
 
 const nodegroupBody = z.looseObject({
-  nodegroupName: text().optional(),
-  nodeRole: text().optional(),
-  amiType: text().optional(),
-  clusterName: text().optional(),
+  nodegroupName: z.optional(text()),
+  nodeRole: z.optional(text()),
+  amiType: z.optional(text()),
+  clusterName: z.optional(text()),
 });
 
 const fargateProfileBody = z.looseObject({
-  fargateProfileName: text().optional(),
-  podExecutionRoleArn: text().optional(),
-  clusterName: text().optional(),
+  fargateProfileName: z.optional(text()),
+  podExecutionRoleArn: z.optional(text()),
+  clusterName: z.optional(text()),
 });
 
 const accessEntryBody = z.looseObject({
-  principalArn: text().optional(),
-  type: text().optional(),
-  username: z.string().optional(),
-  kubernetesGroups: names().optional(),
-  createdAt: z.unknown().optional(),
-  modifiedAt: z.unknown().optional(),
-  clusterName: text().optional(),
+  principalArn: z.optional(text()),
+  type: z.optional(text()),
+  username: z.optional(z.string()),
+  kubernetesGroups: z.optional(names()),
+  createdAt: z.optional(z.unknown()),
+  modifiedAt: z.optional(z.unknown()),
+  clusterName: z.optional(text()),
 });
 
-const accessScopeBody = z.looseObject({ type: text(), namespaces: names().optional() });
+const accessScopeBody = z.looseObject({ type: text(), namespaces: z.optional(names()) });
 
-const responseOf = <T extends z.ZodRawShape>(shape: T) => z.looseObject(shape).nullish();
+const responseOf = <T extends z.core.$ZodLooseShape>(shape: T) => z.nullish(z.looseObject(shape));
 
 const eventSchemas = {
   DeleteNodegroup: z.looseObject({
     ...headerShape,
-    requestParameters: z.looseObject({ ...clusterShape, nodegroupName: text().optional() }),
-    responseElements: responseOf({ nodegroup: nodegroupBody.optional() }),
+    requestParameters: z.looseObject({ ...clusterShape, nodegroupName: z.optional(text()) }),
+    responseElements: responseOf({ nodegroup: z.optional(nodegroupBody) }),
   }),
   CreateNodegroup: z.looseObject({
     ...headerShape,
     requestParameters: z.looseObject({
       ...clusterShape,
-      nodegroupName: text().optional(),
-      nodeRole: text().optional(),
-      amiType: text().optional(),
+      nodegroupName: z.optional(text()),
+      nodeRole: z.optional(text()),
+      amiType: z.optional(text()),
     }),
-    responseElements: responseOf({ nodegroup: nodegroupBody.optional() }),
+    responseElements: responseOf({ nodegroup: z.optional(nodegroupBody) }),
   }),
   CreateFargateProfile: z.looseObject({
     ...headerShape,
     requestParameters: z.looseObject({
       ...clusterShape,
-      fargateProfileName: text().optional(),
-      podExecutionRoleArn: text().optional(),
+      fargateProfileName: z.optional(text()),
+      podExecutionRoleArn: z.optional(text()),
     }),
-    responseElements: responseOf({ fargateProfile: fargateProfileBody.optional() }),
+    responseElements: responseOf({ fargateProfile: z.optional(fargateProfileBody) }),
   }),
   DeleteFargateProfile: z.looseObject({
     ...headerShape,
-    requestParameters: z.looseObject({ ...clusterShape, fargateProfileName: text().optional() }),
-    responseElements: responseOf({ fargateProfile: fargateProfileBody.optional() }),
+    requestParameters: z.looseObject({ ...clusterShape, fargateProfileName: z.optional(text()) }),
+    responseElements: responseOf({ fargateProfile: z.optional(fargateProfileBody) }),
   }),
   CreateAccessEntry: z.looseObject({
     ...headerShape,
     requestParameters: z.looseObject({
       ...clusterShape,
-      principalArn: text().optional(),
-      type: text().optional(),
-      username: z.string().optional(),
-      kubernetesGroups: names().optional(),
+      principalArn: z.optional(text()),
+      type: z.optional(text()),
+      username: z.optional(z.string()),
+      kubernetesGroups: z.optional(names()),
     }),
-    responseElements: responseOf({ accessEntry: accessEntryBody.optional() }),
+    responseElements: responseOf({ accessEntry: z.optional(accessEntryBody) }),
   }),
   DeleteAccessEntry: z.looseObject({
     ...headerShape,
@@ -154,10 +152,10 @@ const eventSchemas = {
     requestParameters: z.looseObject({
       ...clusterShape,
       principalArn: text(),
-      username: z.string().optional(),
-      kubernetesGroups: names().optional(),
+      username: z.optional(z.string()),
+      kubernetesGroups: z.optional(names()),
     }),
-    responseElements: responseOf({ accessEntry: accessEntryBody.optional() }),
+    responseElements: responseOf({ accessEntry: z.optional(accessEntryBody) }),
   }),
   AssociateAccessPolicy: z.looseObject({
     ...headerShape,
@@ -168,8 +166,8 @@ const eventSchemas = {
       accessScope: accessScopeBody,
     }),
     responseElements: responseOf({
-      clusterName: text().optional(),
-      associatedAccessPolicy: z.looseObject({ associatedAt: z.unknown().optional() }).optional(),
+      clusterName: z.optional(text()),
+      associatedAccessPolicy: z.optional(z.looseObject({ associatedAt: z.optional(z.unknown()) })),
     }),
   }),
   DisassociateAccessPolicy: z.looseObject({
@@ -181,7 +179,7 @@ const eventSchemas = {
     ...headerShape,
     requestParameters: z.looseObject({
       ...clusterShape,
-      accessConfig: z.looseObject({ authenticationMode: text().optional() }).nullish(),
+      accessConfig: z.nullish(z.looseObject({ authenticationMode: z.optional(text()) })),
     }),
     responseElements: responseOf({}),
   }),
@@ -306,7 +304,7 @@ type Built = Change | 'no-auth-change';
 type Handled = { ok: true; header: RecordHeader; change: Built } | { ok: false; issues: z.core.$ZodIssue[] };
 
 /** Pair an event's schema with its builder: parse, then build (a builder throws RecordProblem). */
-function handler<S extends z.ZodType<RecordHeader>>(schema: S, build: (record: z.output<S>) => Built) {
+function handler<S extends z.ZodMiniType<RecordHeader>>(schema: S, build: (record: z.output<S>) => Built) {
   return (record: unknown): Handled => {
     const parsed = schema.safeParse(record, { reportInput: true });
     if (!parsed.success) return { ok: false, issues: parsed.error.issues };
