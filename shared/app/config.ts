@@ -9,7 +9,7 @@
  */
 
 import { SEVERITIES, type Severity } from '../core/model.ts';
-import { addIssue, z } from '../core/zod-mini.ts';
+import * as z from '../core/zod-mini.ts';
 
 export const CONFIG_PREFIX = 'SENTINEL_';
 
@@ -112,7 +112,7 @@ const integer = (name: ConfigVariable, min: number, max: number) =>
         v === undefined || v.trim() === '' ? (CONFIG_VARIABLES[name] as { default: string }).default : v;
       const n = Number(text);
       if (!Number.isInteger(n) || n < min || n > max) {
-        addIssue(ctx, `expected an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
+        z.addIssue(ctx, `expected an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
         return z.NEVER;
       }
       return n;
@@ -128,7 +128,7 @@ const severity = (name: ConfigVariable) =>
           ? (CONFIG_VARIABLES[name] as { default: string }).default
           : v.trim();
       if (!(SEVERITIES as readonly string[]).includes(text)) {
-        addIssue(ctx, `expected one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(v)}`);
+        z.addIssue(ctx, `expected one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(v)}`);
         return z.NEVER;
       }
       return text as Severity;
@@ -148,8 +148,8 @@ const schema = z.object({
         ),
       ];
       const bad = regions.filter((r) => !REGION.test(r));
-      if (regions.length === 0) addIssue(ctx, 'no Region given');
-      if (bad.length > 0) addIssue(ctx, `not a Region: ${bad.join(', ')}`);
+      if (regions.length === 0) z.addIssue(ctx, 'no Region given');
+      if (bad.length > 0) z.addIssue(ctx, `not a Region: ${bad.join(', ')}`);
       return regions;
     }),
   ),
@@ -180,7 +180,7 @@ const schema = z.object({
       const text =
         v === undefined || v.trim() === '' ? CONFIG_VARIABLES.SENTINEL_SCHEDULE_RATE.default : v.trim();
       if (!/^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(.+\))$/.test(text)) {
-        addIssue(ctx, `expected rate(N minutes) or cron(...), got ${JSON.stringify(v)}`);
+        z.addIssue(ctx, `expected rate(N minutes) or cron(...), got ${JSON.stringify(v)}`);
         return z.NEVER;
       }
       return text;

@@ -23,7 +23,7 @@ import {
   type AuthenticationMode,
 } from './model.ts';
 import { formatJsonPath, toOneLine } from './snapshot-schema.ts';
-import { z } from './zod-mini.ts';
+import * as z from './zod-mini.ts';
 
 export const HANDLED_EKS_EVENTS = [
   'DeleteNodegroup',

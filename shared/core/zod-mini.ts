@@ -1,7 +1,10 @@
 /**
  * `zod/mini` (the tree-shakable functional API), configured as `zod` classic configures itself:
  * English messages and the container memoizer (cycle support), each only when none is set yet.
- * Import `z` from here, not from 'zod/mini', so messages stay those of classic zod.
+ * Import it as a namespace (`import * as z from './zod-mini.ts'`), not from 'zod/mini', so
+ * messages stay those of classic zod. Re-exported with `export *`, never as a namespace value:
+ * an exported namespace object keeps every export of zod/mini (all locales, the JSON Schema
+ * generator, the compiler) in the bundle, whereas `z.member` accesses are tree-shaken.
  */
 import * as z from 'zod/mini';
 import { globalConfig } from 'zod/v4/core';
@@ -15,4 +18,4 @@ export function addIssue(ctx: z.core.ParsePayload, message: string): void {
   ctx.issues.push({ code: 'custom', message, input: ctx.value });
 }
 
-export { z };
+export * from 'zod/mini';
