@@ -7,8 +7,9 @@
  *
  * Pure: no I/O, no clock. `parseSnapshotJson` never throws and never echoes its input.
  */
-import { z } from 'zod';
+
 import { ACCESS_ENTRY_TYPES, AUTHENTICATION_MODES, type ClusterSnapshot, COMPUTE_KINDS } from './model.ts';
+import * as z from './zod-mini.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Schema
@@ -22,7 +23,7 @@ interface SchemaMeta {
 /** Private registry: `$defs` names and descriptions for the JSON Schema, no global side effects. */
 const snapshotRegistry = z.registry<SchemaMeta>();
 
-function meta<T extends z.ZodType>(schema: T, data: SchemaMeta): T {
+function meta<T extends z.core.$ZodType>(schema: T, data: SchemaMeta): T {
   snapshotRegistry.add(schema, data);
   return schema;
 }
@@ -35,7 +36,7 @@ const timestampSchema = meta(z.iso.datetime({ offset: true }), {
 });
 
 const roleArnSchema = meta(
-  z.string().regex(new RegExp(`^${PARTITION}:iam::\\d{12}:role/.+$`), 'expected an IAM role ARN'),
+  z.string().check(z.regex(new RegExp(`^${PARTITION}:iam::\\d{12}:role/.+$`), 'expected an IAM role ARN')),
   {
     id: 'RoleArn',
     description:
@@ -44,34 +45,38 @@ const roleArnSchema = meta(
 );
 
 const principalArnSchema = meta(
-  z.string().regex(new RegExp(`^${PARTITION}:(?:iam|sts)::\\d{12}:.+$`), 'expected an IAM principal ARN'),
+  z
+    .string()
+    .check(z.regex(new RegExp(`^${PARTITION}:(?:iam|sts)::\\d{12}:.+$`), 'expected an IAM principal ARN')),
   { id: 'PrincipalArn', description: 'An IAM principal ARN (role or user).' },
 );
 
 const accessPolicyArnSchema = z
   .string()
-  .regex(
-    new RegExp(`^${PARTITION}:eks::aws:cluster-access-policy/.+$`),
-    'expected an EKS access policy ARN (arn:aws:eks::aws:cluster-access-policy/<name>)',
+  .check(
+    z.regex(
+      new RegExp(`^${PARTITION}:eks::aws:cluster-access-policy/.+$`),
+      'expected an EKS access policy ARN (arn:aws:eks::aws:cluster-access-policy/<name>)',
+    ),
   );
 
-const nonEmpty = () => z.string().min(1, 'must not be empty');
-const count = () => z.int().nonnegative();
+const nonEmpty = () => z.string().check(z.minLength(1, 'must not be empty'));
+const count = () => z.int().check(z.nonnegative());
 
 const clusterInfoSchema = z.strictObject({
   status: nonEmpty(),
-  version: z.string().exactOptional(),
-  platformVersion: z.string().exactOptional(),
+  version: z.exactOptional(z.string()),
+  platformVersion: z.exactOptional(z.string()),
   authenticationMode: z.enum(AUTHENTICATION_MODES),
-  bootstrapClusterCreatorAdminPermissions: z.boolean().exactOptional(),
-  endpointPublicAccess: z.boolean().exactOptional(),
-  endpointPrivateAccess: z.boolean().exactOptional(),
+  bootstrapClusterCreatorAdminPermissions: z.exactOptional(z.boolean()),
+  endpointPublicAccess: z.exactOptional(z.boolean()),
+  endpointPrivateAccess: z.exactOptional(z.boolean()),
 });
 
 const managedFieldSchema = z.strictObject({
   manager: nonEmpty(),
   operation: nonEmpty(),
-  time: timestampSchema.exactOptional(),
+  time: z.exactOptional(timestampSchema),
   dataKeys: z.array(z.string()),
 });
 
@@ -81,7 +86,7 @@ const awsAuthConfigMapSchema = meta(
       description:
         'The ConfigMap `data`: raw strings exactly as stored (mapRoles, mapUsers, mapAccounts, …).',
     }),
-    resourceVersion: z.string().exactOptional(),
+    resourceVersion: z.exactOptional(z.string()),
     managedFields: z.array(managedFieldSchema),
   }),
   { id: 'AwsAuthConfigMap', description: 'kube-system/aws-auth as read from the Kubernetes API.' },
@@ -89,23 +94,23 @@ const awsAuthConfigMapSchema = meta(
 
 const accessScopeSchema = z.strictObject({
   type: z.enum(['cluster', 'namespace']),
-  namespaces: z.array(z.string()).exactOptional(),
+  namespaces: z.exactOptional(z.array(z.string())),
 });
 
 const associatedAccessPolicySchema = z.strictObject({
   policyArn: accessPolicyArnSchema,
   accessScope: accessScopeSchema,
-  associatedAt: timestampSchema.exactOptional(),
+  associatedAt: z.exactOptional(timestampSchema),
 });
 
 const accessEntrySchema = meta(
   z.strictObject({
     principalArn: principalArnSchema,
     type: z.enum(ACCESS_ENTRY_TYPES),
-    username: z.string().exactOptional(),
+    username: z.exactOptional(z.string()),
     kubernetesGroups: z.array(z.string()),
-    createdAt: timestampSchema.exactOptional(),
-    modifiedAt: timestampSchema.exactOptional(),
+    createdAt: z.exactOptional(timestampSchema),
+    modifiedAt: z.exactOptional(timestampSchema),
     accessPolicies: z.array(associatedAccessPolicySchema),
   }),
   { id: 'AccessEntry', description: 'An EKS access entry with its associated access policies.' },
@@ -113,7 +118,7 @@ const accessEntrySchema = meta(
 
 const healthIssueSchema = z.strictObject({
   code: nonEmpty(),
-  message: z.string().exactOptional(),
+  message: z.exactOptional(z.string()),
 });
 
 const nodegroupSchema = meta(
@@ -121,10 +126,10 @@ const nodegroupSchema = meta(
     name: nonEmpty(),
     status: nonEmpty(),
     nodeRole: roleArnSchema,
-    amiType: z.string().exactOptional(),
-    desiredSize: count().exactOptional(),
-    minSize: count().exactOptional(),
-    maxSize: count().exactOptional(),
+    amiType: z.exactOptional(z.string()),
+    desiredSize: z.exactOptional(count()),
+    minSize: z.exactOptional(count()),
+    maxSize: z.exactOptional(count()),
     healthIssues: z.array(healthIssueSchema),
   }),
   { id: 'Nodegroup', description: 'A managed node group.' },
@@ -132,7 +137,7 @@ const nodegroupSchema = meta(
 
 const fargateSelectorSchema = z.strictObject({
   namespace: nonEmpty(),
-  labels: z.record(z.string(), z.string()).exactOptional(),
+  labels: z.exactOptional(z.record(z.string(), z.string())),
 });
 
 const fargateProfileSchema = meta(
@@ -141,7 +146,7 @@ const fargateProfileSchema = meta(
     status: nonEmpty(),
     podExecutionRoleArn: roleArnSchema,
     selectors: z.array(fargateSelectorSchema),
-    createdAt: timestampSchema.exactOptional(),
+    createdAt: z.exactOptional(timestampSchema),
   }),
   { id: 'FargateProfile', description: 'A Fargate profile.' },
 );
@@ -152,14 +157,14 @@ const computeNodeSchema = meta(
     id: meta(nonEmpty(), {
       description: 'EC2 instance ID, or the node name where there is no instance (Fargate, hybrid).',
     }),
-    nodeName: z.string().exactOptional(),
-    roleArn: roleArnSchema.exactOptional(),
-    nodegroup: z.string().exactOptional(),
-    nodePool: z.string().exactOptional(),
-    nodeClass: z.string().exactOptional(),
-    fargateProfile: z.string().exactOptional(),
-    os: z.enum(['linux', 'windows']).exactOptional(),
-    ready: z.enum(['True', 'False', 'Unknown']).exactOptional(),
+    nodeName: z.exactOptional(z.string()),
+    roleArn: z.exactOptional(roleArnSchema),
+    nodegroup: z.exactOptional(z.string()),
+    nodePool: z.exactOptional(z.string()),
+    nodeClass: z.exactOptional(z.string()),
+    fargateProfile: z.exactOptional(z.string()),
+    os: z.exactOptional(z.enum(['linux', 'windows'])),
+    ready: z.exactOptional(z.enum(['True', 'False', 'Unknown'])),
   }),
   {
     id: 'ComputeNode',
@@ -170,9 +175,9 @@ const computeNodeSchema = meta(
 const karpenterNodeClassSchema = meta(
   z.strictObject({
     name: nonEmpty(),
-    roleArn: roleArnSchema.exactOptional(),
-    role: z.string().exactOptional(),
-    instanceProfile: z.string().exactOptional(),
+    roleArn: z.exactOptional(roleArnSchema),
+    role: z.exactOptional(z.string()),
+    instanceProfile: z.exactOptional(z.string()),
   }),
   { id: 'KarpenterNodeClass', description: 'A Karpenter EC2NodeClass and the role its nodes use.' },
 );
@@ -181,14 +186,14 @@ const iamRoleSchema = meta(
   z.strictObject({
     arn: roleArnSchema,
     state: z.enum(['exists', 'missing']),
-    roleId: z.string().exactOptional(),
-    createDate: timestampSchema.exactOptional(),
+    roleId: z.exactOptional(z.string()),
+    createDate: z.exactOptional(timestampSchema),
   }),
   { id: 'IamRole', description: 'An IAM role in use, with its unique ID and creation date (GetRole).' },
 );
 
 const sourceAbsentSchema = meta(
-  z.strictObject({ status: z.literal('absent'), reason: z.string().exactOptional() }),
+  z.strictObject({ status: z.literal('absent'), reason: z.exactOptional(z.string()) }),
   {
     id: 'SourceAbsent',
     description: 'The source does not exist (a real 404), e.g. no aws-auth in an API cluster.',
@@ -201,7 +206,7 @@ const sourceErrorSchema = meta(z.strictObject({ status: z.literal('error'), erro
 });
 
 /** `Source<T>`: a discriminated union on `status` (ok with data, absent, error). */
-function sourceSchema<T extends z.ZodType>(data: T) {
+function sourceSchema<T extends z.core.$ZodType>(data: T) {
   return z.discriminatedUnion('status', [
     z.strictObject({ status: z.literal('ok'), data }),
     sourceAbsentSchema,
@@ -212,24 +217,30 @@ function sourceSchema<T extends z.ZodType>(data: T) {
 export const clusterSnapshotSchema = z.strictObject({
   schemaVersion: z.literal(1),
   capturedAt: timestampSchema,
-  accountId: z.string().regex(/^\d{12}$/, 'expected a 12-digit AWS account ID'),
-  region: z.string().regex(/^[a-z]{2}(?:-[a-z]+)+-\d+$/, 'expected an AWS Region code such as eu-west-1'),
+  accountId: z.string().check(z.regex(/^\d{12}$/, 'expected a 12-digit AWS account ID')),
+  region: z
+    .string()
+    .check(z.regex(/^[a-z]{2}(?:-[a-z]+)+-\d+$/, 'expected an AWS Region code such as eu-west-1')),
   clusterName: z
     .string()
-    .regex(
-      /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/,
-      'expected an EKS cluster name (1-100 letters, digits, - and _)',
+    .check(
+      z.regex(
+        /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/,
+        'expected an EKS cluster name (1-100 letters, digits, - and _)',
+      ),
     ),
   clusterArn: z
     .string()
-    .regex(new RegExp(`^${PARTITION}:eks:[a-z0-9-]+:\\d{12}:cluster/.+$`), 'expected an EKS cluster ARN'),
+    .check(
+      z.regex(new RegExp(`^${PARTITION}:eks:[a-z0-9-]+:\\d{12}:cluster/.+$`), 'expected an EKS cluster ARN'),
+    ),
   cluster: clusterInfoSchema,
   awsAuth: sourceSchema(awsAuthConfigMapSchema),
   accessEntries: sourceSchema(z.array(accessEntrySchema)),
   nodegroups: sourceSchema(z.array(nodegroupSchema)),
   fargateProfiles: sourceSchema(z.array(fargateProfileSchema)),
   compute: sourceSchema(z.array(computeNodeSchema)),
-  karpenterNodeClasses: sourceSchema(z.array(karpenterNodeClassSchema)).exactOptional(),
+  karpenterNodeClasses: z.exactOptional(sourceSchema(z.array(karpenterNodeClassSchema))),
   iamRoles: sourceSchema(z.array(iamRoleSchema)),
 });
 
