@@ -90,7 +90,13 @@ const ORIGIN_BY_RULE = new Map<string, Origin>(
   ]),
 );
 
+/**
+ * How a finding was seen. A rule of several kinds may say so in `evidence.basis` (e.g.
+ * fargate/entry-not-in-iac, seen between two snapshots, cannot be seen again on the next one).
+ */
 export function originOf(f: Finding): Origin {
+  const basis = f.evidence.basis;
+  if (basis === 'state' || basis === 'transition' || basis === 'change') return basis;
   return ORIGIN_BY_RULE.get(f.ruleId) ?? 'state';
 }
 

@@ -42,8 +42,9 @@ function draft(
   roleArn: string,
   req: NodeRequirement,
   owner: ManagedField,
-  predicted: boolean,
+  basis: 'state' | 'transition' | 'change',
 ): FindingDraft {
+  const predicted = basis === 'change';
   const entry = a.mode !== 'CONFIG_MAP' ? a.index.entries.get(principalKey(roleArn)) : undefined;
   const covered = !!entry && !a.deadEntries.has(principalKey(roleArn));
   const severity: Severity = covered ? 'medium' : 'high';
@@ -58,7 +59,8 @@ function draft(
         ? `A ${entry?.type} access entry also authorizes the role, so removal should be harmless; in early 2024 some API_AND_CONFIG_MAP clusters still needed the aws-auth entry for Fargate (unconfirmed today).`
         : 'When it is removed, the compute loses access (Fargate: new pods are not scheduled; nodes: NotReady).',
     ].join(' '),
-    evidence: { owner, mode: a.mode, accessEntry: entry ?? null },
+    // `basis` tells the alert lifecycle how this was seen (see originOf in alerts.ts)
+    evidence: { basis, owner, mode: a.mode, accessEntry: entry ?? null },
     remediation: {
       ...nodeAccessRemediation(a, roleArn, req),
       summary: `Declare ${roleArn} in the ${owner.manager} configuration of aws-auth (or create an access entry) before its next apply.`,
@@ -88,12 +90,14 @@ export const fargateEntryNotInIac: Rule = {
             change.podExecutionRoleArn,
             'fargate',
             owner,
-            true,
+            'change',
           ),
         );
       }
       if (change.kind === 'create-nodegroup' && !mappedIn(b)(change.nodeRole)) {
-        out.push(draft(a, `node group ${change.nodegroupName}`, change.nodeRole, 'ec2-linux', owner, true));
+        out.push(
+          draft(a, `node group ${change.nodegroupName}`, change.nodeRole, 'ec2-linux', owner, 'change'),
+        );
       }
       return out;
     }
@@ -109,14 +113,16 @@ export const fargateEntryNotInIac: Rule = {
       if (a.snapshot.fargateProfiles.status === 'ok') {
         for (const fp of a.snapshot.fargateProfiles.data) {
           if (added(fp.podExecutionRoleArn)) {
-            out.push(draft(a, `Fargate profile ${fp.name}`, fp.podExecutionRoleArn, 'fargate', owner, false));
+            out.push(
+              draft(a, `Fargate profile ${fp.name}`, fp.podExecutionRoleArn, 'fargate', owner, 'transition'),
+            );
           }
         }
       }
       if (a.snapshot.nodegroups.status === 'ok') {
         for (const ng of a.snapshot.nodegroups.data) {
           if (added(ng.nodeRole) && !out.some((f) => f.subject === ng.nodeRole)) {
-            out.push(draft(a, `node group ${ng.name}`, ng.nodeRole, 'ec2-linux', owner, false));
+            out.push(draft(a, `node group ${ng.name}`, ng.nodeRole, 'ec2-linux', owner, 'transition'));
           }
         }
       }
@@ -129,7 +135,7 @@ export const fargateEntryNotInIac: Rule = {
     for (const fp of a.snapshot.fargateProfiles.data) {
       if (!fp.createdAt || fp.createdAt <= owner.time) continue;
       if (!inA(fp.podExecutionRoleArn)) continue;
-      out.push(draft(a, `Fargate profile ${fp.name}`, fp.podExecutionRoleArn, 'fargate', owner, false));
+      out.push(draft(a, `Fargate profile ${fp.name}`, fp.podExecutionRoleArn, 'fargate', owner, 'state'));
     }
     return out;
   },

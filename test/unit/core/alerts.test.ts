@@ -1,10 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { type AlertRecord, isSpent, planAlerts, settleDeliveries } from '../../../shared/core/alerts.ts';
+import {
+  type AlertRecord,
+  isSpent,
+  originOf,
+  planAlerts,
+  settleDeliveries,
+} from '../../../shared/core/alerts.ts';
 import { assessSnapshot, diffSnapshots, whatIf } from '../../../shared/core/engine.ts';
 import type { Finding } from '../../../shared/core/model.ts';
 import {
   adminMapping,
   buildSnapshot,
+  fargateMapping,
+  fargateProfile,
   karpenterNodes,
   managedNodes,
   nodeMapping,
@@ -139,5 +147,42 @@ describe('planAlerts', () => {
     const next = run(deliverAll(first), assessSnapshot(after, { trigger: 'schedule' }), { kind: 'state' });
     expect(next.outbox.sns).toEqual([]);
     expect(next.records.find((r) => r.ruleId === 'aws-auth/entry-removed')?.status).toBe('resolved');
+  });
+});
+
+describe('originOf', () => {
+  it('takes a finding seen between two snapshots as a transition, closing silently later', () => {
+    const before = buildSnapshot({
+      managedFields: [
+        { manager: 'Terraform', operation: 'Apply', time: '2026-01-01T00:00:00Z', dataKeys: ['mapRoles'] },
+      ],
+    });
+    const after = buildSnapshot({
+      mapRoles: nodeMapping() + fargateMapping(),
+      fargateProfiles: [fargateProfile()],
+      managedFields: [
+        { manager: 'eks', operation: 'Update', time: '2026-06-01T00:00:00Z', dataKeys: ['mapRoles'] },
+      ],
+    });
+    const seen = diffSnapshots(before, after, { trigger: 'schedule' }).filter(
+      (f) => f.ruleId === 'fargate/entry-not-in-iac',
+    );
+    expect(seen.map(originOf)).toEqual(['transition']);
+    const first = planAlerts({
+      records: [],
+      findings: seen,
+      scope: { kind: 'state' },
+      now: '2026-06-01T00:05:00Z',
+      channels,
+    });
+    const stored = deliverAll(first);
+    const next = planAlerts({
+      records: stored,
+      findings: assessSnapshot(after, { trigger: 'schedule' }),
+      scope: { kind: 'state' },
+      now: '2026-06-01T00:10:00Z',
+      channels,
+    });
+    expect(next.outbox.sns.filter((n) => n.finding.ruleId === 'fargate/entry-not-in-iac')).toEqual([]);
   });
 });
