@@ -20,27 +20,12 @@ import {
   TlsVerificationError,
 } from './errors.ts';
 import type { EksTokenProvider } from './kube-token.ts';
-import { toAwsAuth } from './kubernetes-shapes.ts';
+import { networkCodeOf, RETRYABLE_NETWORK_CODES, TLS_ERROR_CODES, toAwsAuth } from './kubernetes-shapes.ts';
 
 const NAMESPACE = 'kube-system';
 const NAME = 'aws-auth';
 const LABEL = `get configmap ${NAMESPACE}/${NAME}`;
 const PATH = `/api/v1/namespaces/${NAMESPACE}/configmaps/${NAME}`;
-const TLS_ERROR_CODES = new Set([
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_SIGNATURE_FAILURE',
-  'CERT_UNTRUSTED',
-  'CERT_REJECTED',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'HOSTNAME_MISMATCH',
-]);
-const RETRYABLE_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
 
 export interface AwsAuthReaderOptions {
   tokens: EksTokenProvider;
@@ -64,16 +49,6 @@ class HttpStatus extends Error {
   ) {
     super(`HTTP ${status}`);
   }
-}
-
-function networkCodeOf(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-    const c = current as { code?: unknown; cause?: unknown };
-    if (typeof c.code === 'string') return c.code;
-    current = c.cause;
-  }
-  return undefined;
 }
 
 const isAbort = (error: unknown): boolean =>

@@ -34,3 +34,40 @@ export function toAwsAuth(configMap: V1ConfigMap): AwsAuthConfigMap {
     managedFields: (configMap.metadata?.managedFields ?? []).map(toManagedField),
   });
 }
+
+/** TLS failures: the cluster's certificate does not verify against its CA (never skipped). */
+export const TLS_ERROR_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'HOSTNAME_MISMATCH',
+]);
+
+/** Network failures worth a retry. */
+export const RETRYABLE_NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+]);
+
+/** Walks `cause` chains for a Node/TLS error code. */
+export function networkCodeOf(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    const c = current as { code?: unknown; errno?: unknown; cause?: unknown };
+    if (typeof c.code === 'string') return c.code;
+    if (typeof c.errno === 'string') return c.errno;
+    current = c.cause;
+  }
+  return undefined;
+}

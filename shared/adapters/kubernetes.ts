@@ -33,7 +33,7 @@ import {
   TlsVerificationError,
 } from './errors.ts';
 import type { EksTokenProvider } from './kube-token.ts';
-import { toAwsAuth } from './kubernetes-shapes.ts';
+import { networkCodeOf, RETRYABLE_NETWORK_CODES, TLS_ERROR_CODES, toAwsAuth } from './kubernetes-shapes.ts';
 import { dropUndefined } from './util.ts';
 
 export const NODE_PAGE_SIZE = 500;
@@ -66,34 +66,6 @@ interface KubeRequest {
   name?: string;
   /** Label used in messages and `operation`, e.g. `list nodes`. */
   label: string;
-}
-
-const TLS_ERROR_CODES = new Set([
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_SIGNATURE_FAILURE',
-  'CERT_UNTRUSTED',
-  'CERT_REJECTED',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'HOSTNAME_MISMATCH',
-]);
-const RETRYABLE_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
-
-/** Walks `cause` chains for a Node/TLS error code. */
-function networkCodeOf(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-    const c = current as { code?: unknown; errno?: unknown; cause?: unknown };
-    if (typeof c.code === 'string') return c.code;
-    if (typeof c.errno === 'string') return c.errno;
-    current = c.cause;
-  }
-  return undefined;
 }
 
 function isAbort(error: unknown): boolean {
