@@ -32,7 +32,7 @@ export const monitorSourceUnavailable: Rule = {
       ['iamRoles', s.iamRoles],
     ];
     for (const [name, src] of sources) {
-      if (!src || src.status !== 'error') continue;
+      if (src?.status !== 'error') continue;
       const irrelevant =
         (name === 'awsAuth' && a.mode === 'API') || (name === 'accessEntries' && a.mode === 'CONFIG_MAP');
       const severity: Severity = irrelevant ? 'low' : 'high';
