@@ -76,6 +76,30 @@ export function sdkClientConfig(region: string, options: AwsClientOptions, endpo
   };
 }
 
+/** Options of a client built for one explicit endpoint (tests, local servers). */
+export interface EndpointClientOptions extends AwsClientOptions {
+  /** Explicit endpoint; undefined: the SDK's resolution, incl. `AWS_ENDPOINT_URL_<SERVICE>`. */
+  endpoint?: string;
+}
+
+/**
+ * Every adapter's client: the SDK client built with `sdkClientConfig`, with its Region and call
+ * budget. `extra` carries service-specific constructor options (e.g. S3 `forcePathStyle`).
+ */
+export function createAwsClient<C, X extends object = Record<never, never>>(
+  Client: new (config: ReturnType<typeof sdkClientConfig> & X) => C,
+  region: string,
+  options: AwsClientOptions,
+  endpoint: string | undefined,
+  extra?: X,
+): AwsClient<C> {
+  return {
+    region,
+    client: new Client({ ...sdkClientConfig(region, options, endpoint), ...(extra ?? ({} as X)) }),
+    callBudgetMs: callBudgetOf(options),
+  };
+}
+
 export function callBudgetOf(options: AwsClientOptions): number {
   return options.callBudgetMs ?? DEFAULT_CALL_BUDGET_MS;
 }

@@ -33,13 +33,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { type AlertRecord, isSpent } from '../core/alerts.ts';
 import type { AlertStore, ClusterKey } from '../ports.ts';
-import {
-  type AwsClient,
-  type AwsClientOptions,
-  budgetOptions,
-  callBudgetOf,
-  sdkClientConfig,
-} from './aws-clients.ts';
+import { type AwsClient, budgetOptions, createAwsClient, type EndpointClientOptions } from './aws-clients.ts';
 import { ConcurrentUpdateError, isAwsError, MonitorIoError, toMonitorIoError } from './errors.ts';
 
 export const ALERTS_SK = 'alerts';
@@ -48,20 +42,13 @@ export const GZIP_ABOVE_BYTES = 100_000;
 /** Room left for keys and the other attributes under DynamoDB's 400 KB item limit. */
 export const MAX_RECORDS_BYTES = 380_000;
 
-export interface DynamoDbClientOptions extends AwsClientOptions {
-  /** Explicit endpoint (tests); undefined: the SDK's resolution, incl. AWS_ENDPOINT_URL_DYNAMODB. */
-  endpoint?: string;
-}
+export type DynamoDbClientOptions = EndpointClientOptions;
 
 export function createDynamoDbClient(
   region: string,
   options: DynamoDbClientOptions = {},
 ): AwsClient<DynamoDBClient> {
-  return {
-    region,
-    client: new DynamoDBClient(sdkClientConfig(region, options, options.endpoint)),
-    callBudgetMs: callBudgetOf(options),
-  };
+  return createAwsClient(DynamoDBClient, region, options, options.endpoint);
 }
 
 export interface DynamoDbStoreOptions {

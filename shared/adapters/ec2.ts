@@ -8,13 +8,7 @@
  */
 import { DescribeInstancesCommand, EC2Client, type Filter, type Instance } from '@aws-sdk/client-ec2';
 import type { Ec2Instance, Ec2InstanceKind, Ec2Reader } from '../ports.ts';
-import {
-  type AwsClient,
-  type AwsClientOptions,
-  budgetOptions,
-  callBudgetOf,
-  sdkClientConfig,
-} from './aws-clients.ts';
+import { type AwsClient, type AwsClientOptions, budgetOptions, createAwsClient } from './aws-clients.ts';
 import { toAwsApiError } from './errors.ts';
 import { dropUndefined } from './util.ts';
 
@@ -61,11 +55,7 @@ export function toEc2Instance(instance: Instance): Ec2Instance | undefined {
 }
 
 export function createEc2Client(region: string, options: AwsClientOptions = {}): AwsClient<EC2Client> {
-  return {
-    region,
-    client: new EC2Client(sdkClientConfig(region, options, options.endpoints?.ec2)),
-    callBudgetMs: callBudgetOf(options),
-  };
+  return createAwsClient(EC2Client, region, options, options.endpoints?.ec2);
 }
 
 export function createEc2Reader(ec2: AwsClient<EC2Client>): Ec2Reader {

@@ -30,13 +30,7 @@ import {
   type Nodegroup,
 } from '../core/model.ts';
 import type { ClusterDescription, EksReader, Lookup } from '../ports.ts';
-import {
-  type AwsClient,
-  type AwsClientOptions,
-  budgetOptions,
-  callBudgetOf,
-  sdkClientConfig,
-} from './aws-clients.ts';
+import { type AwsClient, type AwsClientOptions, budgetOptions, createAwsClient } from './aws-clients.ts';
 import { mapLimit } from './concurrency.ts';
 import { AwsApiError, isAwsError, toAwsApiError } from './errors.ts';
 import { dropUndefined, isoTime } from './util.ts';
@@ -61,11 +55,7 @@ type EksCommand =
   | ListAssociatedAccessPoliciesCommand;
 
 export function createEksClient(region: string, options: AwsClientOptions = {}): AwsClient<EKSClient> {
-  return {
-    region,
-    client: new EKSClient(sdkClientConfig(region, options, options.endpoints?.eks)),
-    callBudgetMs: callBudgetOf(options),
-  };
+  return createAwsClient(EKSClient, region, options, options.endpoints?.eks);
 }
 
 export function createEksReader(eks: AwsClient<EKSClient>, options: EksReaderOptions = {}): EksReader {

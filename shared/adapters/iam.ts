@@ -7,13 +7,7 @@
 import { GetInstanceProfileCommand, GetRoleCommand, IAMClient } from '@aws-sdk/client-iam';
 import type { IamRole } from '../core/model.ts';
 import type { IamReader, Lookup } from '../ports.ts';
-import {
-  type AwsClient,
-  type AwsClientOptions,
-  budgetOptions,
-  callBudgetOf,
-  sdkClientConfig,
-} from './aws-clients.ts';
+import { type AwsClient, type AwsClientOptions, budgetOptions, createAwsClient } from './aws-clients.ts';
 import { AwsApiError, isAwsError, toAwsApiError } from './errors.ts';
 import { dropUndefined, isoTime } from './util.ts';
 
@@ -36,11 +30,7 @@ export function iamNameOf(arnOrName: string, resourceType: 'role' | 'instance-pr
 
 /** IAM is global: one client (default Region us-east-1, the `aws` partition's signing Region). */
 export function createIamClient(region = 'us-east-1', options: AwsClientOptions = {}): AwsClient<IAMClient> {
-  return {
-    region,
-    client: new IAMClient(sdkClientConfig(region, options, options.endpoints?.iam)),
-    callBudgetMs: callBudgetOf(options),
-  };
+  return createAwsClient(IAMClient, region, options, options.endpoints?.iam);
 }
 
 export function createIamReader(iam: AwsClient<IAMClient>, options: IamReaderOptions = {}): IamReader {

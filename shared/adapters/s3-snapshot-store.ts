@@ -12,31 +12,22 @@ import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3
 import type { ClusterSnapshot } from '../core/model.ts';
 import { formatSnapshotErrors, parseSnapshotJson } from '../core/snapshot-schema.ts';
 import type { ClusterKey, SnapshotStore } from '../ports.ts';
-import {
-  type AwsClient,
-  type AwsClientOptions,
-  budgetOptions,
-  callBudgetOf,
-  sdkClientConfig,
-} from './aws-clients.ts';
+import { type AwsClient, budgetOptions, createAwsClient, type EndpointClientOptions } from './aws-clients.ts';
 import { isAwsError, MonitorIoError, toMonitorIoError } from './errors.ts';
 
-export interface S3ClientOptions extends AwsClientOptions {
-  /** Explicit endpoint (tests); undefined: the SDK's resolution, incl. AWS_ENDPOINT_URL_S3. */
-  endpoint?: string;
+export interface S3ClientOptions extends EndpointClientOptions {
   /** Path-style addressing (local S3 servers). */
   forcePathStyle?: boolean;
 }
 
 export function createS3Client(region: string, options: S3ClientOptions = {}): AwsClient<S3Client> {
-  return {
+  return createAwsClient(
+    S3Client,
     region,
-    client: new S3Client({
-      ...sdkClientConfig(region, options, options.endpoint),
-      ...(options.forcePathStyle === undefined ? {} : { forcePathStyle: options.forcePathStyle }),
-    }),
-    callBudgetMs: callBudgetOf(options),
-  };
+    options,
+    options.endpoint,
+    options.forcePathStyle === undefined ? {} : { forcePathStyle: options.forcePathStyle },
+  );
 }
 
 export interface S3SnapshotStoreOptions {

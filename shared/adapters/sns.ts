@@ -15,27 +15,14 @@ import {
   type SnsRenderOptions,
 } from '../core/render/sns.ts';
 import type { DeliveryResult, NoticeSender } from '../ports.ts';
-import {
-  type AwsClient,
-  type AwsClientOptions,
-  budgetOptions,
-  callBudgetOf,
-  sdkClientConfig,
-} from './aws-clients.ts';
+import { type AwsClient, budgetOptions, createAwsClient, type EndpointClientOptions } from './aws-clients.ts';
 import { mapLimit } from './concurrency.ts';
 import { toMonitorIoError } from './errors.ts';
 
-export interface SnsClientOptions extends AwsClientOptions {
-  /** Explicit endpoint (tests); undefined: the SDK's resolution, incl. AWS_ENDPOINT_URL_SNS. */
-  endpoint?: string;
-}
+export type SnsClientOptions = EndpointClientOptions;
 
 export function createSnsClient(region: string, options: SnsClientOptions = {}): AwsClient<SNSClient> {
-  return {
-    region,
-    client: new SNSClient(sdkClientConfig(region, options, options.endpoint)),
-    callBudgetMs: callBudgetOf(options),
-  };
+  return createAwsClient(SNSClient, region, options, options.endpoint);
 }
 
 export interface SnsSenderOptions {

@@ -6,29 +6,16 @@
  */
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
 import type { ClusterWorkItem, WorkQueue } from '../ports.ts';
-import {
-  type AwsClient,
-  type AwsClientOptions,
-  budgetOptions,
-  callBudgetOf,
-  sdkClientConfig,
-} from './aws-clients.ts';
+import { type AwsClient, budgetOptions, createAwsClient, type EndpointClientOptions } from './aws-clients.ts';
 import { QueueSendError, toMonitorIoError } from './errors.ts';
 
 export const SQS_MAX_BATCH = 10;
 export const SQS_MAX_DELAY_SECONDS = 900;
 
-export interface SqsClientOptions extends AwsClientOptions {
-  /** Explicit endpoint (tests); undefined: the SDK's resolution, incl. AWS_ENDPOINT_URL_SQS. */
-  endpoint?: string;
-}
+export type SqsClientOptions = EndpointClientOptions;
 
 export function createSqsClient(region: string, options: SqsClientOptions = {}): AwsClient<SQSClient> {
-  return {
-    region,
-    client: new SQSClient(sdkClientConfig(region, options, options.endpoint)),
-    callBudgetMs: callBudgetOf(options),
-  };
+  return createAwsClient(SQSClient, region, options, options.endpoint);
 }
 
 export interface SqsWorkQueueOptions {

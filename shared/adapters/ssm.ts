@@ -8,26 +8,13 @@
  * IAM: ssm:GetParameter on the parameter ARN, kms:Decrypt on its key.
  */
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import {
-  type AwsClient,
-  type AwsClientOptions,
-  budgetOptions,
-  callBudgetOf,
-  sdkClientConfig,
-} from './aws-clients.ts';
+import { type AwsClient, budgetOptions, createAwsClient, type EndpointClientOptions } from './aws-clients.ts';
 import { SecretReadError, toMonitorIoError } from './errors.ts';
 
-export interface SsmClientOptions extends AwsClientOptions {
-  /** Explicit endpoint (tests); undefined: the SDK's resolution, incl. AWS_ENDPOINT_URL_SSM. */
-  endpoint?: string;
-}
+export type SsmClientOptions = EndpointClientOptions;
 
 export function createSsmClient(region: string, options: SsmClientOptions = {}): AwsClient<SSMClient> {
-  return {
-    region,
-    client: new SSMClient(sdkClientConfig(region, options, options.endpoint)),
-    callBudgetMs: callBudgetOf(options),
-  };
+  return createAwsClient(SSMClient, region, options, options.endpoint);
 }
 
 /** Module scope: survives warm invocations of the Lambda, one read per cold start. */

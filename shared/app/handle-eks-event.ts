@@ -18,8 +18,8 @@
  */
 import { CollectionError, safeErrorMessage } from '../adapters/errors.ts';
 import { parseEksEvent } from '../core/cloudtrail.ts';
-import { diffSnapshots, whatIf } from '../core/engine.ts';
-import type { ClusterSnapshot, Finding, Source, Trigger } from '../core/model.ts';
+import { dedupeFindings, diffSnapshots, whatIf } from '../core/engine.ts';
+import type { ClusterSnapshot, Source, Trigger } from '../core/model.ts';
 import type {
   CaptureDeps,
   Clock,
@@ -132,11 +132,6 @@ function toSource<T>(read: Settled<Lookup<T>>): Source<T> {
     : { status: 'absent', reason: read.value.reason };
 }
 
-function dedupe(findings: Finding[]): Finding[] {
-  const seen = new Set<string>();
-  return findings.filter((f) => !seen.has(f.fingerprint) && !!seen.add(f.fingerprint));
-}
-
 export async function handleEksEvent(
   deps: HandleEksEventDeps,
   event: unknown,
@@ -225,7 +220,9 @@ export async function handleEksEvent(
     // stored snapshot is reported too (only opens; the worker's state evaluation resolves).
     const already = previous.value === undefined ? [] : diffSnapshots(previous.value, before, options);
     // Blindness is the worker's to report (from a full capture), never the event path's.
-    const findings = dedupe([...predicted, ...already]).filter((f) => f.ruleId !== SOURCE_UNAVAILABLE);
+    const findings = dedupeFindings([...predicted, ...already]).filter(
+      (f) => f.ruleId !== SOURCE_UNAVAILABLE,
+    );
 
     const followUp: ClusterWorkItem = {
       ...key,

@@ -103,7 +103,7 @@ export function diffSnapshots(
   const a = analyzeSnapshot(after);
   const transition = run('transition', ctxOf(a, options, { previous: b }), trigger);
   const fresh = newIn(run('state', ctxOf(a, options), trigger), run('state', ctxOf(b, options), trigger));
-  return sortFindings(dedupe([...transition, ...fresh]));
+  return sortFindings(dedupeFindings([...transition, ...fresh]));
 }
 
 /**
@@ -120,7 +120,7 @@ export function assessSince(
   const state = run('state', ctxOf(a, options), trigger);
   if (!previous) return sortFindings(state);
   const transition = run('transition', ctxOf(a, options, { previous: analyzeSnapshot(previous) }), trigger);
-  return sortFindings(dedupe([...state, ...transition]));
+  return sortFindings(dedupeFindings([...state, ...transition]));
 }
 
 /**
@@ -150,7 +150,8 @@ export function clusterUnreadableFinding(
   };
 }
 
-function dedupe(findings: Finding[]): Finding[] {
+/** Findings with the same fingerprint once, first occurrence kept. */
+export function dedupeFindings(findings: Finding[]): Finding[] {
   const seen = new Set<string>();
   return findings.filter((f) => !seen.has(f.fingerprint) && !!seen.add(f.fingerprint));
 }
@@ -185,6 +186,6 @@ export function whatIf(
     change,
     after: sim.after,
     effects: sim.effects,
-    findings: sortFindings(dedupe([...changeFindings, ...fresh])),
+    findings: sortFindings(dedupeFindings([...changeFindings, ...fresh])),
   };
 }
