@@ -68,7 +68,9 @@ export async function runGolden(argv: string[]): Promise<GoldenRun> {
   const out: string[] = [];
   const err: string[] = [];
   const code = await runCli(argv, nodeIo(out, err));
-  return { argv, code, stdout: out.join(''), stderr: err.join('') };
+  // `demo` prints the absolute path of each file: record it relative to the checkout.
+  const relative = (text: string) => text.replaceAll(REPO_ROOT, '<repo>');
+  return { argv, code, stdout: relative(out.join('')), stderr: relative(err.join('')) };
 }
 
 async function main(): Promise<void> {
