@@ -3,7 +3,7 @@
  * the sandbox's own aws-auth and access entries (the same semantics the monitor checks against).
  * Access entries bound to a role that was deleted or re-created after the entry match nothing.
  */
-import { parseAwsAuth } from '../../shared/core/aws-auth.ts';
+import { parseAwsAuth } from '../../shared/core/aws-auth/index.ts';
 import type { AccessEntry } from '../../shared/core/model.ts';
 import { principalKey } from '../../shared/core/principal.ts';
 import {

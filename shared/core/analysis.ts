@@ -2,8 +2,7 @@
  * One snapshot, analysed once: parsed aws-auth, the access index, the consumer inventory and the
  * IAM roles. Every rule reads from this; nothing here is recomputed per rule.
  */
-import { parseAwsAuth } from './aws-auth.ts';
-import type { ParsedAwsAuth } from './aws-auth-model.ts';
+import { type ParsedAwsAuth, parseAwsAuth } from './aws-auth/index.ts';
 import { buildConsumers, type ConsumerInventory } from './consumers.ts';
 import type { AccessEntry, AuthenticationMode, ClusterRef, ClusterSnapshot, IamRole } from './model.ts';
 import { principalKey } from './principal.ts';

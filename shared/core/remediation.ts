@@ -3,7 +3,7 @@
  * `access_entries` input) and aws-auth YAML, chosen by the cluster's authentication mode.
  */
 import type { Analysis } from './analysis.ts';
-import { formatRoleMappingYaml } from './aws-auth.ts';
+import { formatRoleMappingYaml } from './aws-auth/index.ts';
 import { type ConsumerInventory, nodeCountOf, nodeLabel, type RoleConsumer } from './consumers.ts';
 import type { AccessEntryType, BlastRadius, Remediation } from './model.ts';
 import { roleArnWithoutPath, roleNameOf } from './principal.ts';

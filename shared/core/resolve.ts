@@ -9,7 +9,7 @@
  *
  * A source that could not be read makes negative answers `unknown`, never `unmapped`.
  */
-import type { AwsAuthKey, ParsedAwsAuth, RoleMapping, UserMapping } from './aws-auth-model.ts';
+import type { AwsAuthKey, ParsedAwsAuth, RoleMapping, UserMapping } from './aws-auth/index.ts';
 import type {
   AccessEntry,
   AccessEntryType,

@@ -3,8 +3,7 @@
  * facts are unconfirmed (§10) the simulation takes the reading that loses more access, and marks
  * the effect `assumed`.
  */
-import { encodeAwsAuth, parseAwsAuth } from './aws-auth.ts';
-import type { RoleMapping } from './aws-auth-model.ts';
+import { encodeAwsAuth, parseAwsAuth, type RoleMapping } from './aws-auth/index.ts';
 import type { Change } from './change.ts';
 import type { AccessEntry, AuthenticationMode, ClusterSnapshot, Nodegroup } from './model.ts';
 import { principalKey, roleArnWithoutPath } from './principal.ts';

@@ -2,13 +2,15 @@ import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  type AwsAuthMappings,
   awsAuthFastPathAccepts,
   encodeAwsAuth,
   formatRoleMappingYaml,
   parseAwsAuth,
   parseAwsAuthSlow,
-} from '../../shared/core/aws-auth.ts';
-import type { AwsAuthMappings, RoleMapping, UserMapping } from '../../shared/core/aws-auth-model.ts';
+  type RoleMapping,
+  type UserMapping,
+} from '../../shared/core/aws-auth/index.ts';
 
 /**
  * The hand-written fast path for `mapRoles`/`mapUsers` (shared/core/aws-auth-fast.ts) must give

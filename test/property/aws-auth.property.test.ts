@@ -1,13 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { encodeAwsAuth, parseAwsAuth, SSO_PARTITIONS } from '../../shared/core/aws-auth.ts';
-import type {
-  AwsAuthMappings,
-  ParsedAwsAuth,
-  RoleMapping,
-  UserMapping,
-} from '../../shared/core/aws-auth-model.ts';
+import {
+  type AwsAuthMappings,
+  encodeAwsAuth,
+  type ParsedAwsAuth,
+  parseAwsAuth,
+  type RoleMapping,
+  SSO_PARTITIONS,
+  type UserMapping,
+} from '../../shared/core/aws-auth/index.ts';
 
 const RUNS = { numRuns: 10_000 };
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeAwsAuth } from '../../shared/core/aws-auth.ts';
+import { encodeAwsAuth } from '../../shared/core/aws-auth/index.ts';
 import type { Change } from '../../shared/core/change.ts';
 import { assessSnapshot, diffSnapshots, whatIf } from '../../shared/core/engine.ts';
 import type { AccessEntry, ClusterSnapshot, ComputeNode, Finding } from '../../shared/core/model.ts';

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseAwsAuth } from '../../shared/core/aws-auth.ts';
+import { parseAwsAuth } from '../../shared/core/aws-auth/index.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
 import { formatSnapshotErrors, parseSnapshotJson } from '../../shared/core/snapshot-schema.ts';
 

@@ -1,4 +1,4 @@
-import type { AwsAuthKey, ParsedAwsAuth } from '../aws-auth-model.ts';
+import type { AwsAuthKey, ParsedAwsAuth } from '../aws-auth/index.ts';
 import type { ManagedField } from '../model.ts';
 import { principalKey } from '../principal.ts';
 import type { FindingDraft, Rule } from './types.ts';

@@ -1,4 +1,4 @@
-import type { AwsAuthIssue } from '../aws-auth-model.ts';
+import type { AwsAuthIssue } from '../aws-auth/index.ts';
 import type { Severity } from '../model.ts';
 import type { FindingDraft, Rule } from './types.ts';
 

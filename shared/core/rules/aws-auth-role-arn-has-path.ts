@@ -1,4 +1,4 @@
-import { formatRoleMappingYaml } from '../aws-auth.ts';
+import { formatRoleMappingYaml } from '../aws-auth/index.ts';
 import { roleArnHasPath, roleArnWithoutPath } from '../principal.ts';
 import type { FindingDraft, Rule } from './types.ts';
 

@@ -1,4 +1,4 @@
-import type { RoleMapping, UserMapping } from '../aws-auth-model.ts';
+import type { RoleMapping, UserMapping } from '../aws-auth/index.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 export const awsAuthShadowedDuplicate: Rule = {

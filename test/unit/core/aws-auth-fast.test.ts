@@ -6,7 +6,7 @@ import {
   encodeAwsAuth,
   parseAwsAuth,
   parseAwsAuthSlow,
-} from '../../../shared/core/aws-auth.ts';
+} from '../../../shared/core/aws-auth/index.ts';
 
 /** Both paths on `mapRoles` (and the same text as `mapUsers`): the results must be identical. */
 function expectSameAsSlow(text: string): void {

@@ -1,17 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  type AwsAuthIssue,
   configMapDataFromManifest,
   encodeAwsAuth,
   formatRoleMappingYaml,
+  type ParsedAwsAuth,
   parseAwsAuth,
-} from '../../../shared/core/aws-auth.ts';
-import type {
-  AwsAuthIssue,
-  ParsedAwsAuth,
-  RoleMapping,
-  UserMapping,
-} from '../../../shared/core/aws-auth-model.ts';
+  type RoleMapping,
+  type UserMapping,
+} from '../../../shared/core/aws-auth/index.ts';
 
 function manifest(name: string): string {
   return readFileSync(new URL(`../../fixtures/aws-auth/${name}`, import.meta.url), 'utf8');

@@ -1,4 +1,8 @@
 /**
+ * The hand-written fast path: `scanEntryList`, a line scanner for the common shape of
+ * `mapRoles` / `mapUsers` that yields the same JSON-level value as the `yaml`-package path.
+ */
+/**
  * Fast path for the common shape of `mapRoles` / `mapUsers`.
  *
  * Why hand-written: the `yaml` package (CST + document + LineCounter, then go-yaml emulation) costs

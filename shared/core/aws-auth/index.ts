@@ -1,0 +1,44 @@
+/**
+ * The aws-auth parser and encoder's public API: the only module code outside
+ * `shared/core/aws-auth/` imports. The files next to it hold one stage each (see their headers).
+ */
+
+/**
+ * aws-auth ConfigMap parser and encoder.
+ *
+ * Re-implements what kubernetes-sigs/aws-iam-authenticator does with `kube-system/aws-auth`
+ * (`pkg/mapper/configmap/configmap.go` ParseMap/EncodeMap, `pkg/config/types.go`,
+ * `pkg/config/mapper.go` Validate), so that "what the authenticator effectively maps" can be
+ * computed from a snapshot:
+ *
+ * - Only the exact keys `mapRoles`, `mapUsers`, `mapAccounts` are read; each one on its own.
+ * - Values that trim (Go `strings.TrimSpace`) to "", `""`, `''` or two backticks are skipped.
+ * - `mapRoles`/`mapUsers`: `utilyaml.ToJSON` (JSON passthrough when the value starts with `{`,
+ *   else sigs.k8s.io/yaml `YAMLToJSON` = go-yaml v2 into `interface{}` + JSON conversion), then
+ *   `encoding/json` into `[]RoleMapping`/`[]UserMapping` (field names case-insensitive, type
+ *   mismatches recorded and skipped), then `Validate()` per entry. A conversion error keeps
+ *   zero mappings of that key.
+ * - `mapAccounts`: go-yaml v2 `Unmarshal` straight into `[]string` (scalars keep their source text).
+ *
+ * YAML syntax comes from the `yaml` package (parsed with the failsafe schema so every scalar stays
+ * text); scalar resolution (YAML 1.1: `yes`, `0x1F`, `012`, `.inf`, ...), merge keys, aliases and
+ * map-key rules follow go-yaml v2. Pure: no I/O, no clock; never throws.
+ */
+
+export { encodeAwsAuth, formatRoleMappingYaml } from './encode.ts';
+export { type ConfigMapManifestResult, configMapDataFromManifest } from './manifest.ts';
+export {
+  AWS_AUTH_KEYS,
+  type AwsAuthIssue,
+  type AwsAuthIssueKind,
+  type AwsAuthKey,
+  type AwsAuthMappings,
+  type EntryLocation,
+  type KeyStatus,
+  type ParsedAwsAuth,
+  type RoleMapping,
+  type SsoMatcher,
+  type UserMapping,
+} from './model.ts';
+export { awsAuthFastPathAccepts, parseAwsAuth, parseAwsAuthSlow } from './parse.ts';
+export { SSO_PARTITIONS } from './upstream.ts';

@@ -1,0 +1,443 @@
+/**
+ * sigs.k8s.io/yaml YAMLToJSON (the `JVal` tree), then encoding/json into []RoleMapping /
+ * []UserMapping (`EntryListDecoder`, with every type mismatch and unknown field as an issue) and
+ * upstream `Validate()`.
+ */
+import { compareCodePoints, goFold, levenshtein, matchField, truncate } from './go-text.ts';
+import type { GoVal } from './go-yaml-decode.ts';
+import { INT64_MAX } from './go-yaml-resolve.ts';
+import type { AwsAuthIssue, AwsAuthKey } from './model.ts';
+import {
+  ACCOUNT_ID_RE,
+  PERMISSION_SET_NAME_RE,
+  ROLE_FIELDS,
+  SSO_FIELDS,
+  SSO_PARTITIONS,
+  USER_FIELDS,
+} from './upstream.ts';
+import { DecodeFailure } from './yaml-load.ts';
+
+// ---------------------------------------------------------------------------------------------
+// sigs.k8s.io/yaml YAMLToJSON (convertToJSONableObject + json.Marshal)
+// ---------------------------------------------------------------------------------------------
+
+export type JVal =
+  | { t: 'null'; pos: number }
+  | { t: 'string'; v: string; pos: number; dashFold: boolean }
+  | { t: 'number'; text: string; pos: number }
+  | { t: 'bool'; v: boolean; pos: number }
+  | { t: 'object'; entries: JEntry[]; pos: number }
+  | { t: 'array'; items: JVal[]; pos: number };
+
+interface JEntry {
+  key: string;
+  keyPos: number;
+  value: JVal;
+}
+
+/** Go `strconv.FormatFloat(f, 'g', -1, 32)` as sigs.k8s.io/yaml uses for float map keys. */
+function formatFloat32G(x: number): string {
+  if (Number.isNaN(x)) return '.nan';
+  const f = Math.fround(x);
+  if (f === Number.POSITIVE_INFINITY) return '.inf';
+  if (f === Number.NEGATIVE_INFINITY) return '-.inf';
+  if (f === 0) return Object.is(f, -0) ? '-0' : '0';
+  let digits = '';
+  let exp = 0;
+  for (let p = 1; p <= 9; p++) {
+    const s = Math.abs(f).toExponential(p - 1);
+    if (Math.fround(Number(s)) === Math.abs(f) || p === 9) {
+      const [mant = '0', e = '0'] = s.split('e');
+      digits = mant.replace('.', '');
+      exp = Number(e);
+      break;
+    }
+  }
+  const sign = f < 0 ? '-' : '';
+  if (exp < -4 || exp >= 6) {
+    const mant = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    const e = Math.abs(exp).toString().padStart(2, '0');
+    return `${sign}${mant}e${exp < 0 ? '-' : '+'}${e}`;
+  }
+  const dp = exp + 1;
+  if (dp <= 0) return `${sign}0.${'0'.repeat(-dp)}${digits}`;
+  if (dp >= digits.length) return `${sign}${digits}${'0'.repeat(dp - digits.length)}`;
+  return `${sign}${digits.slice(0, dp)}.${digits.slice(dp)}`;
+}
+
+function jsonKey(k: GoVal): string {
+  switch (k.t) {
+    case 'str':
+      return k.v;
+    case 'int':
+      if (k.v > INT64_MAX) {
+        throw new DecodeFailure(`unsupported map key of type: uint64, key: ${k.v}`, k.pos);
+      }
+      return k.v.toString();
+    case 'float':
+      return formatFloat32G(k.v);
+    case 'bool':
+      return k.v ? 'true' : 'false';
+    default:
+      throw new DecodeFailure('unsupported map key of type: <nil> (an empty or null mapping key)', k.pos);
+  }
+}
+
+export function toJsonable(v: GoVal): JVal {
+  switch (v.t) {
+    case 'map': {
+      const byKey = new Map<string, JEntry>();
+      for (const e of v.entries) {
+        const key = jsonKey(e.key);
+        byKey.set(key, { key, keyPos: e.key.pos, value: toJsonable(e.value) });
+      }
+      const entries = [...byKey.values()].sort((a, b) => compareCodePoints(a.key, b.key));
+      return { t: 'object', entries, pos: v.pos };
+    }
+    case 'seq':
+      return { t: 'array', items: v.items.map(toJsonable), pos: v.pos };
+    case 'float':
+      if (!Number.isFinite(v.v)) {
+        const name = Number.isNaN(v.v) ? 'NaN' : v.v > 0 ? '+Inf' : '-Inf';
+        throw new DecodeFailure(`json: unsupported value: ${name}`, v.pos);
+      }
+      return { t: 'number', text: String(v.v), pos: v.pos };
+    case 'int':
+      return { t: 'number', text: v.v.toString(), pos: v.pos };
+    case 'str':
+      return { t: 'string', v: v.v, pos: v.pos, dashFold: v.dashFold };
+    case 'bool':
+      return { t: 'bool', v: v.v, pos: v.pos };
+    default:
+      return { t: 'null', pos: v.pos };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// encoding/json into []RoleMapping / []UserMapping, then Validate()
+// ---------------------------------------------------------------------------------------------
+
+interface RawSso {
+  permissionSetName: string;
+  accountID: string;
+  partition: string;
+}
+
+export interface RawEntry {
+  arn: string;
+  sso: RawSso | null;
+  username: string;
+  groups: string[];
+  userid: string;
+}
+
+export function jsonTypeName(v: JVal): string {
+  switch (v.t) {
+    case 'object':
+      return 'object';
+    case 'array':
+      return 'array';
+    case 'bool':
+      return 'bool';
+    default:
+      return v.t;
+  }
+}
+
+export function describeJVal(v: JVal): string {
+  switch (v.t) {
+    case 'string':
+      return `the string ${JSON.stringify(truncate(v.v, 60))}`;
+    case 'number':
+      return `the number ${v.text}`;
+    case 'bool':
+      return `the boolean ${v.v}`;
+    case 'object':
+      return 'a mapping';
+    case 'array':
+      return 'a list';
+    default:
+      return 'null';
+  }
+}
+
+export function entryDesc(key: AwsAuthKey, e: RawEntry | undefined): string {
+  if (e === undefined) return 'not a mapping';
+  if (e.arn !== '') return `${key === 'mapUsers' ? 'userarn' : 'rolearn'} ${e.arn}`;
+  if (e.sso !== null) {
+    const p = e.sso.permissionSetName || '?';
+    return `sso ${p} in ${e.sso.accountID || '?'}`;
+  }
+  return key === 'mapUsers' ? 'no userarn' : 'no rolearn';
+}
+
+export interface Located {
+  pos: number;
+  kind: AwsAuthIssue['kind'];
+  message: string;
+  lost: string;
+  entryIndex?: number;
+}
+
+/** Issues of one entry, built once the entry's description (which needs the whole entry) is known. */
+type Pending = Array<(desc: string) => Located>;
+
+/** Decodes the JSON value of one key into entries, like `json.Unmarshal(..., &[]RoleMapping)`. */
+export class EntryListDecoder {
+  readonly issues: Located[] = [];
+  /** The current entry's pending issues (reused: entries are decoded one at a time). */
+  private readonly pending: Pending = [];
+
+  constructor(private readonly key: 'mapRoles' | 'mapUsers') {}
+
+  private get goType(): string {
+    return this.key === 'mapRoles' ? 'RoleMapping' : 'UserMapping';
+  }
+
+  decode(list: JVal & { t: 'array' }): Array<{ entry: RawEntry; pos: number; index: number }> {
+    const out: Array<{ entry: RawEntry; pos: number; index: number }> = [];
+    list.items.forEach((item, index) => {
+      out.push({ entry: this.entry(item, index), pos: item.pos, index });
+    });
+    return out;
+  }
+
+  /** A type mismatch, reported once the entry's description is known. */
+  private mismatch(
+    pending: Pending,
+    index: number,
+    field: string,
+    got: JVal,
+    expected: string,
+    goType: string,
+    lost: (d: string) => string,
+  ): void {
+    pending.push((desc) => ({
+      pos: got.pos,
+      kind: 'type-mismatch',
+      entryIndex: index,
+      message: `${this.key} entry ${index} (${desc}): "${field}" is ${describeJVal(got)}, not ${expected}; the authenticator skips it and keeps the field empty (json: cannot unmarshal ${jsonTypeName(got)} into Go struct field ${this.goType}.${field} of type ${goType})`,
+      lost: lost(desc),
+    }));
+  }
+
+  // Hot path (once per entry): no closure is created unless there is something to report.
+  private entry(v: JVal, index: number): RawEntry {
+    const e: RawEntry = { arn: '', sso: null, username: '', groups: [], userid: '' };
+    if (v.t === 'null') return e;
+    if (v.t !== 'object') {
+      this.issues.push({
+        pos: v.pos,
+        kind: 'type-mismatch',
+        entryIndex: index,
+        message: `${this.key} entry ${index} is ${describeJVal(v)}, not a mapping; the authenticator decodes it as an empty entry (json: cannot unmarshal ${jsonTypeName(v)} into Go value of type config.${this.goType})`,
+        lost: `entry ${index} of ${this.key}`,
+      });
+      return e;
+    }
+    const pending = this.pending;
+    pending.length = 0;
+    const fields = this.key === 'mapRoles' ? ROLE_FIELDS : USER_FIELDS;
+    for (const { key, keyPos, value } of v.entries) {
+      const f = matchField<string>(key, fields);
+      switch (f) {
+        case 'rolearn':
+        case 'userarn':
+          if (value.t === 'string') e.arn = value.v;
+          else if (value.t !== 'null') {
+            this.mismatch(
+              pending,
+              index,
+              f,
+              value,
+              'a string',
+              'string',
+              (d) => `the ${f} of ${this.key} entry ${index} (${d}); without it the entry is dropped`,
+            );
+          }
+          break;
+        case 'username':
+          if (value.t === 'string') e.username = value.v;
+          else if (value.t !== 'null') {
+            this.mismatch(
+              pending,
+              index,
+              f,
+              value,
+              'a string',
+              'string',
+              (d) => `the username of ${this.key} entry ${index} (${d}): it maps to an empty username`,
+            );
+          }
+          break;
+        case 'userid':
+          if (value.t === 'string') e.userid = value.v;
+          else if (value.t !== 'null') {
+            this.mismatch(
+              pending,
+              index,
+              f,
+              value,
+              'a string',
+              'string',
+              (d) => `the userid of ${this.key} entry ${index} (${d})`,
+            );
+          }
+          break;
+        case 'groups':
+          e.groups = this.groups(e.groups, value, index, pending);
+          break;
+        case 'sso':
+          e.sso = this.sso(e.sso, value, index, pending);
+          break;
+        default:
+          pending.push((desc) => this.unknownField(key, keyPos, index, desc, fields, value));
+      }
+    }
+    if (pending.length > 0) {
+      const desc = entryDesc(this.key, e);
+      for (const p of pending) this.issues.push(p(desc));
+      pending.length = 0;
+    }
+    return e;
+  }
+
+  private groups(cur: string[], v: JVal, index: number, pending: Pending): string[] {
+    if (v.t === 'null') return [];
+    if (v.t !== 'array') {
+      const nodes =
+        v.t === 'string' && /system:nodes/.test(v.v)
+          ? ' (including system:nodes: its nodes cannot register)'
+          : '';
+      this.mismatch(
+        pending,
+        index,
+        'groups',
+        v,
+        'a list of strings',
+        '[]string',
+        (d) => `every group of ${this.key} entry ${index} (${d}): it authenticates with no groups${nodes}`,
+      );
+      return cur;
+    }
+    const out: string[] = [];
+    for (let j = 0; j < v.items.length; j++) {
+      const item = v.items[j] as JVal;
+      if (item.t === 'string') {
+        if (item.dashFold) {
+          pending.push((desc) => {
+            const extra = item.v.split(' - ').slice(1);
+            return {
+              pos: item.pos,
+              kind: 'suspicious-value',
+              entryIndex: index,
+              message: `${this.key} entry ${index} (${desc}): group ${JSON.stringify(item.v)} is two or more list items folded into one string (a "- " line indented deeper than the item before it continues that item); the authenticator grants the single group ${JSON.stringify(item.v)}`,
+              lost: `group${extra.length === 1 ? '' : 's'} ${extra.join(', ')} of ${this.key} entry ${index} (${desc})`,
+            };
+          });
+        }
+        out.push(item.v);
+        continue;
+      }
+      if (item.t !== 'null') {
+        this.mismatch(
+          pending,
+          index,
+          `groups[${j}]`,
+          item,
+          'a string',
+          'string',
+          (d) => `group ${j} of ${this.key} entry ${index} (${d}), decoded as an empty string`,
+        );
+      }
+      out.push('');
+    }
+    return out;
+  }
+
+  private sso(cur: RawSso | null, v: JVal, index: number, pending: Pending): RawSso | null {
+    if (v.t === 'null') return null;
+    if (v.t !== 'object') {
+      this.mismatch(
+        pending,
+        index,
+        'sso',
+        v,
+        'a mapping',
+        '*config.SSOARNMatcher',
+        (d) => `the sso matcher of ${this.key} entry ${index} (${d})`,
+      );
+      return cur;
+    }
+    const sso: RawSso = cur ?? { permissionSetName: '', accountID: '', partition: '' };
+    for (const { key, keyPos, value } of v.entries) {
+      const f = matchField<string>(key, SSO_FIELDS);
+      if (f === 'permissionSetName' || f === 'accountID' || f === 'partition') {
+        if (value.t === 'string') sso[f] = value.v;
+        else if (value.t !== 'null') {
+          const hint = f === 'accountID' && value.t === 'number' ? ' (quote the account ID)' : '';
+          this.mismatch(
+            pending,
+            index,
+            `sso.${f}`,
+            value,
+            `a string${hint}`,
+            'string',
+            (d) => `the sso ${f} of ${this.key} entry ${index} (${d}); the entry then fails validation`,
+          );
+        }
+      } else {
+        pending.push((desc) => this.unknownField(key, keyPos, index, desc, SSO_FIELDS, value, 'sso.'));
+      }
+    }
+    return sso;
+  }
+
+  private unknownField(
+    key: string,
+    pos: number,
+    index: number,
+    desc: string,
+    fields: readonly string[],
+    value: JVal,
+    prefix = '',
+  ): Located {
+    const lower = key.toLowerCase();
+    const near = fields.find((f) => levenshtein(lower, f.toLowerCase()) <= (f.length >= 5 ? 2 : 1));
+    const other = this.key === 'mapRoles' ? 'userarn' : 'rolearn';
+    let hint = near !== undefined ? `; did you mean "${prefix}${near}"?` : '';
+    if (prefix === '' && goFold(key) === goFold(other)) {
+      hint = `; "${other}" belongs in ${this.key === 'mapRoles' ? 'mapUsers' : 'mapRoles'}, not ${this.key}`;
+    }
+    const valueText = value.t === 'string' ? ` (${JSON.stringify(truncate(value.v, 60))})` : '';
+    return {
+      pos,
+      kind: 'unknown-field',
+      entryIndex: index,
+      message: `${this.key} entry ${index} (${desc}): field "${prefix}${key}"${valueText} is not a ${this.goType} field, even ignoring case; the authenticator ignores it${hint}`,
+      lost:
+        near !== undefined
+          ? `whatever "${prefix}${key}" was meant to set (the ${prefix}${near} of ${this.key} entry ${index})`
+          : 'nothing directly: the field is ignored',
+    };
+  }
+}
+
+/** `RoleMapping.Validate()` / `UserMapping.Validate()`; returns upstream's error text. */
+export function validateEntry(key: 'mapRoles' | 'mapUsers', e: RawEntry): string | undefined {
+  if (key === 'mapUsers') return e.arn === '' ? 'value for userarn must be supplied' : undefined;
+  if (e.arn === '' && e.sso === null) return 'one of rolearn or SSO must be supplied';
+  if (e.arn !== '' && e.sso !== null) return 'only one of rolearn or SSO can be supplied';
+  if (e.sso !== null) {
+    if (!ACCOUNT_ID_RE.test(e.sso.accountID)) {
+      return `AccountID '${e.sso.accountID}' is not a valid AWS Account ID`;
+    }
+    if (!PERMISSION_SET_NAME_RE.test(e.sso.permissionSetName)) {
+      return `PermissionSetName '${e.sso.permissionSetName}' is not a valid AWS SSO PermissionSet Name`;
+    }
+    if (e.sso.partition !== '' && !SSO_PARTITIONS.includes(e.sso.partition)) {
+      return `partition '${e.sso.partition}' is not a valid AWS partition`;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,416 @@
+/**
+ * `parseAwsAuth`: each data key on its own (fast path or `yaml` package, then the shared entry
+ * decoder), issues with line/column, loss descriptions and near-miss data keys.
+ */
+import { isSeq, LineCounter } from 'yaml';
+import { type AccountsResult, decodeAccounts } from './accounts.ts';
+import { scanEntryList } from './fast-path.ts';
+import { compareCodePoints, goTrimLeft, isSkippable, levenshtein, plural, truncate } from './go-text.ts';
+import { GoYamlDecoder } from './go-yaml-decode.ts';
+import { goResolve, resolveHint } from './go-yaml-resolve.ts';
+import {
+  describeJVal,
+  EntryListDecoder,
+  entryDesc,
+  type JVal,
+  jsonTypeName,
+  type Located,
+  toJsonable,
+  validateEntry,
+} from './json-decode.ts';
+import {
+  AWS_AUTH_KEYS,
+  type AwsAuthIssue,
+  type AwsAuthKey,
+  type EntryLocation,
+  type KeyStatus,
+  type ParsedAwsAuth,
+  type RoleMapping,
+  type SsoMatcher,
+  type UserMapping,
+} from './model.ts';
+import { ACCOUNT_ID_RE, KEY_NOUN } from './upstream.ts';
+import { DecodeFailure, type LoadedYaml, lineCounterFor, loadYaml } from './yaml-load.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Loss descriptions for whole-key failures (best effort: the value did not parse)
+// ---------------------------------------------------------------------------------------------
+
+function describeKeyLoss(key: AwsAuthKey, text: string): string {
+  const field = key === 'mapRoles' ? '(?:rolearn|sso)' : 'userarn';
+  let n: number;
+  if (key === 'mapAccounts') n = (text.match(/^[ \t]*-[ \t]*\S/gm) ?? []).length;
+  else n = (text.match(new RegExp(`^[ \\t]*(?:-[ \\t]+)*["']?${field}["']?[ \\t]*:`, 'gim')) ?? []).length;
+  const arns = [...new Set(text.match(/arn:[^\s"',\]}#]+/g) ?? [])];
+  const list = arns.length > 0 ? ` (${arns.slice(0, 3).join(', ')}${arns.length > 3 ? ', …' : ''})` : '';
+  const nodes =
+    key === 'mapRoles' && /system:nodes|system:node:|EC2PrivateDNSName/.test(text)
+      ? ', including node roles: nodes using them can no longer authenticate'
+      : '';
+  const what = n > 0 ? `all ${plural(n, KEY_NOUN[key])} in ${key}` : `every ${KEY_NOUN[key].one} in ${key}`;
+  return `${what}${list}${nodes}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// parseAwsAuth
+// ---------------------------------------------------------------------------------------------
+
+interface KeyOutcome {
+  status: KeyStatus;
+  issues: Located[];
+  roles: RoleMapping[];
+  users: UserMapping[];
+  accounts: string[];
+  lc?: LineCounter;
+}
+
+function keyFailure(
+  key: AwsAuthKey,
+  text: string,
+  message: string,
+  pos: number,
+  lc?: LineCounter,
+): KeyOutcome {
+  const outcome: KeyOutcome = {
+    status: 'failed',
+    roles: [],
+    users: [],
+    accounts: [],
+    issues: [{ pos, kind: 'key-parse-failure', message, lost: describeKeyLoss(key, text) }],
+  };
+  if (lc !== undefined) outcome.lc = lc;
+  return outcome;
+}
+
+function flowMappingHint(text: string): string {
+  const m = /^[ \t]*(?:-[ \t]+)?([A-Za-z_]+)[ \t]*:[ \t]+(\{\{[^\n]*)/m.exec(text);
+  return m === null
+    ? ''
+    : `; hint: an unquoted value that starts with "{" is a YAML flow mapping: write ${m[1]}: "${(m[2] ?? '').trim()}"`;
+}
+
+/** Whether a plain scalar resolves to a string under go-yaml v2 rules (for the fast path). */
+function plainIsString(s: string): boolean {
+  if (resolveHint(s) === undefined) return true; // goResolve keeps it a string without looking further
+  try {
+    return goResolve('', s, 0).tag === 'str';
+  } catch {
+    return false;
+  }
+}
+
+function lineCounterFromStarts(starts: number[]): LineCounter {
+  const lc = new LineCounter();
+  lc.lineStarts = starts;
+  return lc;
+}
+
+/**
+ * Whether `text` (a `mapRoles`/`mapUsers` value) is in the subset the hand-written scanner of
+ * `aws-auth-fast.ts` reads; everything else goes through the `yaml` package. Same result either way.
+ */
+export function awsAuthFastPathAccepts(text: string): boolean {
+  return scanEntryList(text, plainIsString) !== undefined;
+}
+
+function parseEntryKey(key: 'mapRoles' | 'mapUsers', text: string, fast: boolean): KeyOutcome {
+  const trimmed = goTrimLeft(text);
+  if (trimmed.startsWith('{')) {
+    return keyFailure(
+      key,
+      text,
+      `${key} starts with "{", so the authenticator decodes it as JSON, and a JSON object (or invalid JSON) is not a list of mappings${flowMappingHint(text)}`,
+      text.length - trimmed.length,
+      lineCounterFor(text),
+    );
+  }
+  let lc: LineCounter;
+  let json: JVal;
+  // The common shape (block list of block mappings of simple scalars) is read by a line scanner
+  // that yields the same JSON-level value and offsets as the library path below.
+  const scanned = fast ? scanEntryList(text, plainIsString) : undefined;
+  if (scanned !== undefined) {
+    lc = lineCounterFromStarts(scanned.lineStarts);
+    json = scanned.root;
+  } else {
+    try {
+      const loaded = loadYaml(text);
+      lc = loaded.lc;
+      json = toJsonable(new GoYamlDecoder(loaded.doc, text).value(loaded.root, 0));
+    } catch (e) {
+      if (!(e instanceof DecodeFailure)) throw e;
+      return keyFailure(
+        key,
+        text,
+        `${key} could not be converted from YAML to JSON, so the authenticator keeps none of its entries: ${e.message}${flowMappingHint(text)}`,
+        e.offset,
+        lineCounterFor(text),
+      );
+    }
+  }
+  const base = { roles: [], users: [], accounts: [], lc };
+  if (json.t === 'null') return { ...base, status: 'empty', issues: [] };
+  if (json.t !== 'array') {
+    return keyFailure(
+      key,
+      text,
+      `${key} is ${describeJVal(json)}, not a list, so the authenticator keeps none of its entries (json: cannot unmarshal ${jsonTypeName(json)} into Go value of type []config.${key === 'mapRoles' ? 'RoleMapping' : 'UserMapping'})`,
+      json.pos,
+      lc,
+    );
+  }
+  const decoder = new EntryListDecoder(key);
+  const decoded = decoder.decode(json);
+  const outcome: KeyOutcome = { ...base, status: 'ok', issues: decoder.issues };
+  for (const { entry, pos, index } of decoded) {
+    const err = validateEntry(key, entry);
+    if (err !== undefined) {
+      const desc = entryDesc(key, entry);
+      outcome.issues.push({
+        pos,
+        kind: 'invalid-entry',
+        entryIndex: index,
+        message: `${key} entry ${index} (${desc}) is dropped by the authenticator: ${err}`,
+        lost: `${key} entry ${index} (${desc})`,
+      });
+      continue;
+    }
+    const { line, col } = lc.linePos(pos);
+    const location: EntryLocation = { dataKey: key, index, line, column: col };
+    if (key === 'mapRoles') {
+      const role: RoleMapping = { username: entry.username, groups: entry.groups, location };
+      if (entry.arn !== '') role.rolearn = entry.arn;
+      if (entry.sso !== null) {
+        const sso: SsoMatcher = {
+          permissionSetName: entry.sso.permissionSetName,
+          accountID: entry.sso.accountID,
+        };
+        if (entry.sso.partition !== '') sso.partition = entry.sso.partition;
+        role.sso = sso;
+      }
+      if (entry.userid !== '') role.userid = entry.userid;
+      outcome.roles.push(role);
+    } else {
+      const user: UserMapping = {
+        userarn: entry.arn,
+        username: entry.username,
+        groups: entry.groups,
+        location,
+      };
+      if (entry.userid !== '') user.userid = entry.userid;
+      outcome.users.push(user);
+    }
+  }
+  return outcome;
+}
+
+function parseAccountsKey(text: string): KeyOutcome {
+  let loaded: LoadedYaml;
+  let res: AccountsResult;
+  try {
+    loaded = loadYaml(text);
+    res = decodeAccounts(loaded, text);
+  } catch (e) {
+    if (!(e instanceof DecodeFailure)) throw e;
+    return keyFailure(
+      'mapAccounts',
+      text,
+      `mapAccounts is not valid YAML for a list of strings, so the authenticator keeps none of it: ${e.message}`,
+      e.offset,
+      lineCounterFor(text),
+    );
+  }
+  if (res.isNull) return { status: 'empty', issues: [], roles: [], users: [], accounts: [], lc: loaded.lc };
+  if (res.notAList !== undefined) {
+    return keyFailure(
+      'mapAccounts',
+      text,
+      `mapAccounts is ${res.notAList.what}, not a list, so the authenticator keeps no accounts`,
+      res.notAList.pos,
+      loaded.lc,
+    );
+  }
+  const accounts = res.accounts.map((a) => a.value);
+  const issues: Located[] = [...res.typeErrors];
+  if (res.hardFailure !== undefined) {
+    // go-yaml sized the slice before failing: the items not decoded stay as empty strings.
+    const total = isSeq(loaded.root) ? loaded.root.items.length : accounts.length;
+    while (accounts.length < total) accounts.push('');
+    issues.push({
+      pos: res.hardFailure.offset,
+      kind: 'key-parse-failure',
+      message: `mapAccounts failed to decode part-way (${res.hardFailure.message}); the authenticator keeps the ${res.accounts.length} accounts decoded before the error and empty strings for the rest`,
+      lost: `every mapAccounts item from the failing one on`,
+    });
+  }
+  for (const a of res.accounts) {
+    if (!ACCOUNT_ID_RE.test(a.value)) {
+      const hint = /^[0-9]{1,11}$/.test(a.value) ? `; did you mean "${a.value.padStart(12, '0')}"?` : '';
+      issues.push({
+        pos: a.pos,
+        kind: 'suspicious-value',
+        entryIndex: a.index,
+        message: `mapAccounts item ${a.index} ${JSON.stringify(truncate(a.value, 60))} is not a 12-digit AWS account ID, so no principal can match it${hint}`,
+        lost: `auto-mapping of the account meant by ${JSON.stringify(truncate(a.value, 60))}`,
+      });
+    }
+  }
+  return {
+    status: res.hardFailure !== undefined ? 'failed' : 'ok',
+    issues,
+    roles: [],
+    users: [],
+    accounts,
+    lc: loaded.lc,
+  };
+}
+
+function parseKey(key: AwsAuthKey, value: unknown, fast: boolean): KeyOutcome {
+  if (typeof value !== 'string') {
+    return keyFailure(
+      key,
+      '',
+      `${key} is not a string (${value === null ? 'null' : typeof value}); ConfigMap data values are always strings`,
+      0,
+    );
+  }
+  if (isSkippable(value)) return { status: 'empty', issues: [], roles: [], users: [], accounts: [] };
+  try {
+    return key === 'mapAccounts' ? parseAccountsKey(value) : parseEntryKey(key, value, fast);
+  } catch (e) {
+    // Safety net: a bug here must not hide the other keys. Property tests assert it never fires.
+    return keyFailure(key, value, `internal error while parsing ${key}: ${String(e)}`, 0);
+  }
+}
+
+const KEY_TARGETS: Record<string, AwsAuthKey> = {
+  maproles: 'mapRoles',
+  mapusers: 'mapUsers',
+  mapaccounts: 'mapAccounts',
+};
+
+function nearMissKey(key: string): AwsAuthKey | undefined {
+  const norm = key.toLowerCase().replace(/[-_.\s]/g, '');
+  const exact = KEY_TARGETS[norm];
+  if (exact !== undefined) return exact;
+  let best: AwsAuthKey | undefined;
+  let bestD = 3;
+  for (const target of AWS_AUTH_KEYS) {
+    const d = levenshtein(norm, target.toLowerCase());
+    if (d < bestD) [best, bestD] = [target, d];
+  }
+  return best;
+}
+
+function ignoredKeyIssue(key: string, value: unknown, fast: boolean): AwsAuthIssue {
+  const target = nearMissKey(key);
+  if (target === undefined) {
+    return {
+      kind: 'ignored-key',
+      dataKey: key,
+      message: `data key "${key}" is ignored: the authenticator reads only mapRoles, mapUsers and mapAccounts`,
+      lost: 'nothing the authenticator reads (check whether this content was meant for mapRoles, mapUsers or mapAccounts)',
+    };
+  }
+  let lost = `everything written under "${key}"`;
+  try {
+    const probe = parseWith({ [target]: value as string }, fast);
+    const items =
+      target === 'mapRoles'
+        ? probe.roles.map((r) => r.rolearn ?? `sso ${r.sso?.permissionSetName ?? ''}`)
+        : target === 'mapUsers'
+          ? probe.users.map((u) => u.userarn)
+          : probe.accounts;
+    if (items.length > 0) {
+      const list = items.slice(0, 3).join(', ') + (items.length > 3 ? ', …' : '');
+      const nodes = probe.roles.some((r) => r.groups.includes('system:nodes'))
+        ? ', including node roles: their nodes cannot authenticate'
+        : '';
+      lost = `the ${plural(items.length, KEY_NOUN[target])} written under "${key}" (${list})${nodes}`;
+    }
+  } catch {
+    // keep the generic description
+  }
+  return {
+    kind: 'ignored-key',
+    dataKey: key,
+    message: `data key "${key}" is ignored: the authenticator reads only the exact, case-sensitive keys mapRoles, mapUsers and mapAccounts; did you mean "${target}"?`,
+    lost,
+  };
+}
+
+function emptyResult(): ParsedAwsAuth {
+  return {
+    roles: [],
+    users: [],
+    accounts: [],
+    issues: [],
+    keyStatus: { mapRoles: 'missing', mapUsers: 'missing', mapAccounts: 'missing' },
+  };
+}
+
+/**
+ * Parses a ConfigMap's `data` the way aws-iam-authenticator does, returning every mapping it
+ * keeps (file order, duplicates included) and every issue. Never throws.
+ */
+export function parseAwsAuth(data: Record<string, string>): ParsedAwsAuth {
+  return parseWith(data, true);
+}
+
+/**
+ * `parseAwsAuth` without the fast path: every value goes through the `yaml` package. Same result;
+ * exists so that tests can prove the two paths equal.
+ */
+export function parseAwsAuthSlow(data: Record<string, string>): ParsedAwsAuth {
+  return parseWith(data, false);
+}
+
+function parseWith(data: Record<string, string>, fast: boolean): ParsedAwsAuth {
+  const result = emptyResult();
+  let entries: Array<[string, unknown]>;
+  try {
+    entries = data !== null && typeof data === 'object' ? Object.entries(data) : [];
+  } catch {
+    entries = [];
+  }
+  for (const key of AWS_AUTH_KEYS) {
+    const found = entries.find(([k]) => k === key);
+    if (found === undefined) continue;
+    const outcome = parseKey(key, found[1], fast);
+    result.keyStatus[key] = outcome.status;
+    for (const r of outcome.roles) result.roles.push(r);
+    for (const u of outcome.users) result.users.push(u);
+    for (const a of outcome.accounts) result.accounts.push(a);
+    // Per entry: causes (type mismatches, unknown fields) before the resulting drop.
+    const rank = (i: Located) => (i.kind === 'invalid-entry' ? 1 : 0);
+    const sorted = [...outcome.issues].sort(
+      (a, b) => (a.entryIndex ?? -1) - (b.entryIndex ?? -1) || rank(a) - rank(b) || a.pos - b.pos,
+    );
+    for (const i of sorted) {
+      const issue: AwsAuthIssue = { kind: i.kind, dataKey: key, message: i.message, lost: i.lost };
+      if (i.entryIndex !== undefined) issue.entryIndex = i.entryIndex;
+      if (outcome.lc !== undefined) {
+        const { line, col } = outcome.lc.linePos(i.pos);
+        issue.line = line;
+        issue.column = col;
+      }
+      result.issues.push(issue);
+    }
+  }
+  const others = entries
+    .filter(([k]) => !(AWS_AUTH_KEYS as readonly string[]).includes(k))
+    .sort(([a], [b]) => compareCodePoints(a, b));
+  for (const [k, v] of others) {
+    try {
+      result.issues.push(ignoredKeyIssue(k, v, fast));
+    } catch {
+      result.issues.push({
+        kind: 'ignored-key',
+        dataKey: k,
+        message: `data key "${k}" is ignored`,
+        lost: 'nothing the authenticator reads',
+      });
+    }
+  }
+  return result;
+}

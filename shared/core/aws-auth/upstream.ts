@@ -1,0 +1,29 @@
+/**
+ * Constants from upstream aws-iam-authenticator: SSO partitions, account-ID and permission-set
+ * patterns, the JSON field names of RoleMapping/UserMapping/SSOARNMatcher, and the nouns used in
+ * loss descriptions.
+ */
+import type { AwsAuthKey } from './model.ts';
+
+/** `pkg/endpoints/partitions.go` PARTITIONS (older releases lack aws-iso-e and aws-iso-f). */
+export const SSO_PARTITIONS: readonly string[] = [
+  'aws',
+  'aws-cn',
+  'aws-us-gov',
+  'aws-iso',
+  'aws-iso-b',
+  'aws-iso-e',
+  'aws-iso-f',
+];
+export const ACCOUNT_ID_RE = /^[0-9]{12}$/;
+export const PERMISSION_SET_NAME_RE = /^[\w+=,.@-]{1,32}$/;
+
+export const ROLE_FIELDS = ['rolearn', 'sso', 'username', 'groups', 'userid'] as const;
+export const USER_FIELDS = ['userarn', 'username', 'groups', 'userid'] as const;
+export const SSO_FIELDS = ['permissionSetName', 'accountID', 'partition'] as const;
+
+export const KEY_NOUN: Record<AwsAuthKey, { one: string; many: string }> = {
+  mapRoles: { one: 'role mapping', many: 'role mappings' },
+  mapUsers: { one: 'user mapping', many: 'user mappings' },
+  mapAccounts: { one: 'auto-mapped account', many: 'auto-mapped accounts' },
+};
