@@ -13,7 +13,7 @@ import {
 } from '../../shared/core/aws-auth/index.ts';
 
 /**
- * The hand-written fast path for `mapRoles`/`mapUsers` (shared/core/aws-auth-fast.ts) must give
+ * The hand-written fast path for `mapRoles`/`mapUsers` (shared/core/aws-auth/fast-path.ts) must give
  * exactly what the `yaml`-package path gives: same mappings, issues (with line/column) and key
  * status, for inputs inside its subset and for near misses that must fall back.
  */

@@ -1,5 +1,5 @@
 /**
- * Result types of the aws-auth parser (`aws-auth.ts`). The parser reproduces
+ * Result types of the aws-auth parser (`parse.ts`). The parser reproduces
  * kubernetes-sigs/aws-iam-authenticator `pkg/mapper/configmap/configmap.go` ParseMap: it returns
  * every mapping that survives and every issue, and never throws.
  */

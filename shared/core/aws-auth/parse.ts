@@ -107,7 +107,7 @@ function lineCounterFromStarts(starts: number[]): LineCounter {
 
 /**
  * Whether `text` (a `mapRoles`/`mapUsers` value) is in the subset the hand-written scanner of
- * `aws-auth-fast.ts` reads; everything else goes through the `yaml` package. Same result either way.
+ * `fast-path.ts` reads; everything else goes through the `yaml` package. Same result either way.
  */
 export function awsAuthFastPathAccepts(text: string): boolean {
   return scanEntryList(text, plainIsString) !== undefined;
