@@ -1,5 +1,6 @@
 /**
- * CloudTrail records of EKS write calls, as EventBridge delivers them (facts §5): the envelope with
+ * CloudTrail records of EKS write calls, as EventBridge delivers them
+ * (docs/eks-auth-semantics.md#cloudtrail-records-delivered-by-eventbridge): the envelope with
  * `detail-type: AWS API Call via CloudTrail`, `source: aws.eks`, and the CloudTrail record in `detail`.
  * `requestParameters` carries the cluster as `name` and path parameters as they travelled (URL-encoded);
  * `responseElements` is the API response body.

@@ -1,8 +1,9 @@
 /**
  * Amazon EKS over REST JSON, with the paths, query parameters and error shape of the real service
  * (as serialised by @aws-sdk/client-eks: `x-amzn-errortype` header + `{ message }` body, timestamps
- * as epoch seconds). Write calls apply EKS's own side effects (facts §1) through the World and
- * leave a CloudTrail record as EventBridge delivers it (facts §5).
+ * as epoch seconds). Write calls apply EKS's own side effects
+ * (docs/eks-auth-semantics.md#what-eks-writes-and-deletes) through the World and leave a CloudTrail record as EventBridge delivers it
+ * (docs/eks-auth-semantics.md#cloudtrail-records-delivered-by-eventbridge).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import {
@@ -616,7 +617,8 @@ function ensureNodeAccessEntry(c: ClusterState, roleArn: string, type: AccessEnt
     principalArn: roleArn,
     type,
     username: defaultUsername(type, roleArn),
-    // What DescribeAccessEntry shows for EKS-created node entries (EKS Workshop; facts §1.2).
+    // What DescribeAccessEntry shows for EKS-created node entries (EKS Workshop;
+    // docs/eks-auth-semantics.md#managed-node-groups-and-access-entries).
     kubernetesGroups: type === 'FARGATE_LINUX' ? [] : ['system:nodes'],
     accessEntryArn: accessEntryArn(c.region, c.accountId, c.name, roleArn),
     createdAt: now,
@@ -852,7 +854,8 @@ function deleteFargateProfile(
     if (c.removed) return;
     c.fargateProfiles = c.fargateProfiles.filter((x) => x !== p);
     // Pods of the profile are deleted, and with them their Fargate nodes. aws-auth and the
-    // FARGATE_LINUX entry are left as they are: whether EKS removes them is unconfirmed (facts §1.3).
+    // FARGATE_LINUX entry are left as they are: whether EKS removes them is unconfirmed
+    // (docs/eks-auth-semantics.md#fargate-profiles).
     const before = c.nodes.length;
     c.nodes = c.nodes.filter((n) => !(n.kind === 'fargate' && n.fargateProfile === p.name));
     world.log(

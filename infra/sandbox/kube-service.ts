@@ -358,7 +358,8 @@ function nodeJson(cluster: ClusterState, n: SandboxNode): Record<string, unknown
       labels['node.kubernetes.io/instance-type'] = n.instanceType;
   }
   const isEc2 = n.kind !== 'fargate' && n.kind !== 'hybrid';
-  // Fargate's providerID format is unconfirmed (facts §7); this shape is a plausible stand-in.
+  // Fargate's providerID format is unconfirmed
+  // (docs/eks-auth-semantics.md#karpenter-and-node-attribution); this shape is a plausible stand-in.
   const providerID = isEc2
     ? `aws:///${n.availabilityZone}/${n.id}`
     : `aws:///${n.availabilityZone}/${stableHex(name, 10)}/${name}`;

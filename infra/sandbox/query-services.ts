@@ -194,7 +194,7 @@ function jsonRequest(
 // -----------------------------------------------------------------------------------------------
 // EC2
 
-/** EC2 tags of a node's instance, per kind (facts §7). */
+/** EC2 tags of a node's instance, per kind (docs/eks-auth-semantics.md#karpenter-and-node-attribution). */
 export function instanceTags(cluster: ClusterState, node: SandboxNode): Array<[string, string]> {
   const tags: Array<[string, string]> = [[`kubernetes.io/cluster/${cluster.name}`, 'owned']];
   if (node.kind === 'managed') {

@@ -1,6 +1,7 @@
 /**
  * The sandbox account's live state: clusters seeded from ClusterSnapshots, IAM roles, the
- * timeline, and EKS's own side effects on aws-auth (facts §1) and on node readiness.
+ * timeline, and EKS's own side effects on aws-auth
+ * (docs/eks-auth-semantics.md#what-eks-writes-and-deletes) and on node readiness.
  */
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type {

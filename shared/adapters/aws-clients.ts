@@ -1,7 +1,8 @@
 /**
  * Configuration shared by the AWS SDK clients of the adapters: retry and time budget.
  * Each service module builds its own client (`createEksClient` in eks.ts, …) so that a bundle
- * that needs only EKS (the event path) never pulls in the EC2 client (TOOLING: ~1.5 MB, ~190 ms).
+ * that needs only EKS (the event path) never pulls in the EC2 client (~1.5 MB, ~190 ms:
+ * docs/design.md#bundles-and-cold-start).
  *
  * Endpoints: the SDK itself honours `AWS_ENDPOINT_URL_EKS`, `AWS_ENDPOINT_URL_EC2`,
  * `AWS_ENDPOINT_URL_IAM` and `AWS_ENDPOINT_URL` (checked in @smithy/core

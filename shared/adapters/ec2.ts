@@ -1,8 +1,8 @@
 /**
  * Ec2Reader over `@aws-sdk/client-ec2`: the running/pending instances of a cluster and their
- * attribution from tags (facts §7). EC2 filters AND across names and OR within values, so the
- * three ways an instance can be tagged for a cluster are three queries, merged by instance ID:
- *   - `tag-key = kubernetes.io/cluster/<name>` (self-managed, Karpenter; facts §7)
+ * attribution from tags (docs/eks-auth-semantics.md#karpenter-and-node-attribution). EC2 filters
+ * AND across names and OR within values, so the three ways an instance can be tagged for a cluster are three queries, merged by instance ID:
+ *   - `tag-key = kubernetes.io/cluster/<name>` (self-managed, Karpenter)
  *   - `tag:eks:cluster-name = <name>` (managed node groups)
  *   - `tag:eks:eks-cluster-name = <name>` (Karpenter, restricted tag)
  */

@@ -1,7 +1,9 @@
 /**
  * EksReader over `@aws-sdk/client-eks`. SDK shapes stop here: every method returns domain types.
- * List calls page with `maxResults: 100` + `nextToken` (facts §4.3); the N+1 describes run with
- * bounded concurrency (trap 15), and the SDK retries throttling within the call budget.
+ * List calls page with `maxResults: 100` + `nextToken`
+ * (docs/eks-auth-semantics.md#eks-api-calls-read-by-a-snapshot); the N+1 describes run with
+ * bounded concurrency (trap 15 of docs/eks-auth-semantics.md#traps), and the SDK retries
+ * throttling within the call budget.
  */
 import {
   DescribeAccessEntryCommand,

@@ -2,7 +2,9 @@
  * IamReader over `@aws-sdk/client-iam`: instance profile → role ARN (cached per profile for the
  * reader's lifetime; a capture creates one reader, the Lambda may keep it warm — `ttlMs` bounds
  * how long an answer is trusted), and GetRole → IamRole (role ID and create date, for the
- * "role re-created under the same name" rule, facts §1.2, trap 17).
+ * "role re-created under the same name" rule,
+ * docs/eks-auth-semantics.md#managed-node-groups-and-access-entries, trap 17 of
+ * docs/eks-auth-semantics.md#traps).
  */
 import { GetInstanceProfileCommand, GetRoleCommand, IAMClient } from '@aws-sdk/client-iam';
 import type { IamRole } from '../core/model.ts';

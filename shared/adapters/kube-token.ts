@@ -1,5 +1,6 @@
 /**
- * The EKS bearer token (facts §6.2, trap 19), as aws-cli `customizations/eks/get_token.py` and
+ * The EKS bearer token (docs/eks-auth-semantics.md#the-eks-bearer-token, trap 19 of
+ * docs/eks-auth-semantics.md#traps), as aws-cli `customizations/eks/get_token.py` and
  * aws-iam-authenticator `pkg/token/token.go` make it:
  *   `'k8s-aws-v1.' + base64url-without-padding(presigned STS GetCallerIdentity GET URL)`
  * with host `sts.<region>.amazonaws.com`, path `/`, query `Action=GetCallerIdentity&

@@ -1,5 +1,5 @@
 /**
- * The alert lifecycle (DESIGN §7), pure: one record per finding fingerprint.
+ * The alert lifecycle (docs/design.md#alert-lifecycle), pure: one record per finding fingerprint.
  *   open → notify; severity up → notify again; gone → one "resolved" notice; unchanged → silent.
  * Notices wait in the record per channel until a send succeeds, so a failed send is retried on
  * the next run and nothing is lost silently.

@@ -1,11 +1,12 @@
 /**
  * CloudTrail record (bare, or inside the EventBridge envelope `AWS API Call via CloudTrail`) →
- * `Change`. Handles the EKS write calls of DESIGN.md §6; everything else is `ignored` with a
- * reason, and a record that lacks what the change needs is `invalid` with the JSON path of what is
- * missing. Never throws.
+ * `Change`. Handles the EKS write calls of docs/design.md#cloudtrail-events-handled; everything
+ * else is `ignored` with a reason, and a record that lacks what the change needs is `invalid` with
+ * the JSON path of what is missing. Never throws.
  *
- * Record shapes: facts §5 (real CreateAccessEntry/AssociateAccessPolicy records; the others inferred
- * from the API model). Tolerances, after facts §9 traps 11–13:
+ * Record shapes: docs/eks-auth-semantics.md#cloudtrail-records-delivered-by-eventbridge (real
+ * CreateAccessEntry/AssociateAccessPolicy records; the others inferred from the API model).
+ * Tolerances, after traps 11–13 of docs/eks-auth-semantics.md#traps:
  * - the cluster name is `requestParameters.name`, older records `clusterName`, else any
  *   `responseElements.*.clusterName`;
  * - path parameters (`principalArn`, `policyArn`) arrive URL-encoded: decoded when they hold `%`;

@@ -1,6 +1,7 @@
 /**
  * Consumer inventory: every IAM role that running or future compute depends on, who depends on
- * it, and what kind of identity it needs (facts §1, §7).
+ * it, and what kind of identity it needs (docs/eks-auth-semantics.md#what-eks-writes-and-deletes,
+ * docs/eks-auth-semantics.md#karpenter-and-node-attribution).
  */
 import type { ClusterSnapshot, ComputeNode, SourceName } from './model.ts';
 import { principalKey } from './principal.ts';

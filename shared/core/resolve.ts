@@ -1,6 +1,7 @@
 /**
  * Who authenticates as what: the authenticator's lookup over access entries and aws-auth, by
- * authentication mode (facts §2.3–2.4, §3.3):
+ * authentication mode (docs/eks-auth-semantics.md#what-each-mode-reads,
+ * docs/eks-auth-semantics.md#precedence, docs/eks-auth-semantics.md#arn-handling):
  *   API                → access entries only
  *   API_AND_CONFIG_MAP → the access entry wins; else aws-auth
  *   CONFIG_MAP         → aws-auth only
@@ -92,7 +93,7 @@ export function buildAccessIndex(
   };
 }
 
-/** Default usernames of access entries (facts §4.1). */
+/** Default usernames of access entries (docs/eks-auth-semantics.md#access-entry-types). */
 export function accessEntryUsername(entry: AccessEntry): string {
   if (entry.username) return entry.username;
   switch (entry.type) {
@@ -193,7 +194,9 @@ export function resolvePrincipal(index: AccessIndex, arn: string): ResolvedIdent
 }
 
 // ---------------------------------------------------------------------------------------------
-// What a working identity looks like for each kind of compute (facts §1.1, §1.3, §4.1).
+// What a working identity looks like for each kind of compute
+// (docs/eks-auth-semantics.md#managed-node-groups-and-aws-auth,
+// docs/eks-auth-semantics.md#fargate-profiles, docs/eks-auth-semantics.md#access-entry-types).
 
 export type NodeRequirement = 'ec2-linux' | 'ec2-windows' | 'fargate' | 'auto' | 'hybrid';
 

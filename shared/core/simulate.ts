@@ -1,7 +1,9 @@
 /**
- * EKS's documented side effects of a change, applied to a snapshot (facts §1, §2). Where the
- * facts are unconfirmed (§10) the simulation takes the reading that loses more access, and marks
- * the effect `assumed`.
+ * EKS's documented side effects of a change, applied to a snapshot
+ * (docs/eks-auth-semantics.md#what-eks-writes-and-deletes,
+ * docs/eks-auth-semantics.md#authentication-modes). Where the facts are unconfirmed
+ * (docs/eks-auth-semantics.md#unconfirmed) the simulation takes the reading that loses more
+ * access, and marks the effect `assumed`.
  */
 import { encodeAwsAuth, parseAwsAuth, type RoleMapping } from './aws-auth/index.ts';
 import type { Change } from './change.ts';

@@ -54,7 +54,7 @@ function checkVariables(module: string): void {
 describe('infra/cloudformation/forward-eks-events.yaml', () => {
   const t = loadTemplate('forward-eks-events.yaml');
 
-  it('forwards the successful EKS calls of DESIGN §6 to the home Region default bus, through a role', () => {
+  it('forwards the successful EKS calls of docs/design.md#cloudtrail-events-handled to the home Region default bus, through a role', () => {
     const rule = t.Resources.ForwardRule;
     expect(rule?.Type).toBe('AWS::Events::Rule');
     const pattern = rule?.Properties.EventPattern as {

@@ -296,7 +296,7 @@ describe('serverless package (offline)', () => {
     expect(referencedIds(target?.DeadLetterConfig?.Arn)).toEqual(['AsyncFailureQueue']);
   });
 
-  it('the EKS rule matches the 10 CloudTrail calls of DESIGN §6 and skips failed calls', () => {
+  it('the EKS rule matches the 10 CloudTrail calls of docs/design.md#cloudtrail-events-handled and skips failed calls', () => {
     const eksRule = ofType('AWS::Events::Rule').find(([, r]) =>
       (JSON.stringify(r.Properties.EventPattern) ?? '').includes('aws.eks'),
     );

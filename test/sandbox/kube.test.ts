@@ -313,7 +313,7 @@ describe('sandbox Kubernetes API: faults, access entries, removal', () => {
     cluster.changed();
     const token = await eksToken('prod', s.outsiderCredentials);
     expect((await httpsGet(`${cluster.endpoint}${AWS_AUTH}`, s.caPem, token)).status).toBe(200);
-    // AmazonEKSViewPolicy has no nodes permission (facts §4.2)
+    // AmazonEKSViewPolicy has no nodes permission (docs/eks-auth-semantics.md#access-policies-and-scopes)
     expect((await httpsGet(`${cluster.endpoint}/api/v1/nodes`, s.caPem, token)).status).toBe(403);
   });
 

@@ -1,4 +1,5 @@
-# eks-auth-sentinel — give the monitor's function roles read access to ONE cluster (facts §6.3).
+# eks-auth-sentinel — give the monitor's function roles read access to ONE cluster
+# (docs/eks-auth-semantics.md#read-access-for-the-monitor).
 #
 #   API / API_AND_CONFIG_MAP: one STANDARD access entry per role, Kubernetes group
 #     `eks-auth-sentinel:readers`, no access policy (AmazonEKSViewPolicy cannot list nodes);

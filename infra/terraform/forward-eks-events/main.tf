@@ -20,7 +20,7 @@ data "aws_region" "current" {}
 
 locals {
   target_bus_arn = "arn:${data.aws_partition.current.partition}:events:${var.home_region}:${data.aws_caller_identity.current.account_id}:event-bus/default"
-  # DESIGN §6: the EKS write calls the monitor predicts from.
+  # docs/design.md#cloudtrail-events-handled: the EKS write calls the monitor predicts from.
   event_names = [
     "DeleteNodegroup",
     "CreateNodegroup",

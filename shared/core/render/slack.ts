@@ -1,6 +1,6 @@
 /**
- * Slack Block Kit rendering of alert notices (DESIGN §7): what happened (opened / escalated /
- * resolved), where (cluster, Region, account), who loses access and by when (blast radius), and
+ * Slack Block Kit rendering of alert notices (docs/design.md#channels): what happened (opened /
+ * escalated / resolved), where (cluster, Region, account), who loses access and by when (blast radius), and
  * the fix as code — each fix in a `rich_text_preformatted` element, so it is copied exactly as
  * given (no mrkdwn parsing, no escaping inside code).
  *

@@ -1,5 +1,6 @@
 /**
- * SNS rendering of alert notices (DESIGN §7), for `Publish` with `MessageStructure: 'json'`:
+ * SNS rendering of alert notices (docs/design.md#channels), for `Publish` with
+ * `MessageStructure: 'json'`:
  *   - `default` and `email`: readable text (the text renderer: prose wrapped, fixes in fences);
  *   - `sqs`, `lambda`, `https`: the notices as JSON for machines (`findingToJson` per finding) —
  *     or, with `https: 'chatbot'`, AWS Chatbot's custom-notification format on `https`;

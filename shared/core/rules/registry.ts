@@ -1,6 +1,6 @@
 /**
- * The rule catalog (DESIGN.md §5). Rule IDs are a public contract once released: never rename,
- * only add. The README's rule table is generated from this list.
+ * The rule catalog (docs/design.md#rule-catalog). Rule IDs are a public contract once released:
+ * never rename, only add. The README's rule table is generated from this list.
  */
 import { accessEntryDeletionUnauthorizes } from './access-entry-deletion-unauthorizes.ts';
 import { accessEntryOrphaned } from './access-entry-orphaned.ts';
