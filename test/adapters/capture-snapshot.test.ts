@@ -220,7 +220,8 @@ describe('captureSnapshot of an API-mode cluster', () => {
       });
       expect(full.accessEntries.status).toBe('ok');
 
-      // The monitor given only AmazonEKSViewPolicy on kube-system (trap 16): aws-auth yes, nodes no.
+      // The monitor given only AmazonEKSViewPolicy on kube-system (trap 16 of
+      // docs/eks-auth-semantics.md#traps): aws-auth yes, nodes no.
       sandbox.cluster('prod').accessEntries.push({
         principalArn: sandbox.principals.outsider,
         type: 'STANDARD',

@@ -225,6 +225,16 @@ describe('references to documents', () => {
     expect(brokenCitations(links)).toEqual([]);
   });
 
+  it('name the page of the traps wherever a trap is cited by its number', () => {
+    const traps = 'docs/eks-auth-semantics.md#traps';
+    const bare = [...TEXT]
+      .filter(
+        ([file, text]) => !file.startsWith('docs/') && /\btraps? \d+/i.test(text) && !text.includes(traps),
+      )
+      .map(([file]) => file);
+    expect(bare).toEqual([]);
+  });
+
   it('have sections with unique anchors in docs/, so a citation names one section', () => {
     for (const file of FILES.filter((f) => /^docs\/[^/]+\.md$/.test(f))) {
       const anchors = headingAnchors(TEXT.get(file) ?? '');
