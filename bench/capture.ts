@@ -12,7 +12,8 @@
 import { startSandbox } from '../infra/sandbox/index.ts';
 import type { SandboxCall } from '../infra/sandbox/types.ts';
 import { createLiveCaptureDeps } from '../shared/adapters/live.ts';
-import { captureSnapshots, listClusters } from '../shared/app/capture-snapshot.ts';
+import { captureSnapshots } from '../shared/app/capture-snapshot.ts';
+import { listClusters } from '../shared/app/list-clusters.ts';
 import type { ClusterSnapshot, ComputeNode } from '../shared/core/model.ts';
 
 const ACCOUNT = '111122223333';

@@ -8,18 +8,24 @@
  * `Lookup` with `found: false` and a reason.
  */
 
-import type { AlertRecord, Channel, PendingNotice } from './core/alerts.ts';
+import type { AlertRecord, Channel, EvaluationScope, PendingNotice } from './core/alerts.ts';
 import type { Change } from './core/change.ts';
+import type { Ec2Instance, KubeNode } from './core/compute.ts';
 import type {
   AccessEntry,
   AuthenticationMode,
   AwsAuthConfigMap,
+  ClusterId,
   ClusterSnapshot,
   FargateProfile,
+  Finding,
   IamRole,
   KarpenterNodeClass,
   Nodegroup,
 } from './core/model.ts';
+
+/** The reader-level shapes the pure compute merge consumes (defined with it in the core). */
+export type { Ec2Instance, Ec2InstanceKind, KubeNode } from './core/compute.ts';
 
 /** A value that was looked for: found, or really absent (never "could not look"). */
 export type Lookup<T> = { found: true; value: T } | { found: false; reason: string };
@@ -62,22 +68,6 @@ export interface EksReader {
   accessEntries(clusterName: string): Promise<Lookup<AccessEntry[]>>;
 }
 
-export type Ec2InstanceKind = 'managed' | 'karpenter' | 'self-managed';
-
-/** A running or pending EC2 instance tagged for a cluster. */
-export interface Ec2Instance {
-  instanceId: string;
-  state: string;
-  /** Attribution from the instance's tags (eks:nodegroup-name → managed, karpenter.sh/nodepool → karpenter). */
-  kind: Ec2InstanceKind;
-  instanceProfileArn?: string;
-  privateDnsName?: string;
-  nodegroup?: string;
-  nodePool?: string;
-  nodeClass?: string;
-  os: 'linux' | 'windows';
-}
-
 /** EC2 API of one Region. */
 export interface Ec2Reader {
   readonly region: string;
@@ -97,21 +87,10 @@ export interface IamReader {
 }
 
 /** Where a cluster's Kubernetes API is and how to trust it (from DescribeCluster). */
-export interface KubeClusterRef {
-  clusterName: string;
-  region: string;
+export interface KubeClusterRef extends ClusterId {
   endpoint: string;
   /** Base64 of the PEM CA bundle; TLS is always verified against it. */
   certificateAuthorityData: string;
-}
-
-export interface KubeNode {
-  name: string;
-  providerId?: string;
-  /** EC2 instance ID parsed from `aws:///<az>/<instance-id>`. */
-  instanceId?: string;
-  labels: Record<string, string>;
-  ready?: 'True' | 'False' | 'Unknown';
 }
 
 /** A Karpenter EC2NodeClass as declared (role name or instance profile); the use case resolves the role ARN. */
@@ -124,6 +103,9 @@ export interface KubeReader {
   /** `ec2nodeclasses.karpenter.k8s.aws/v1`; `found: false` when the CRD is not installed. */
   ec2NodeClasses(cluster: KubeClusterRef): Promise<Lookup<Ec2NodeClassSpec[]>>;
 }
+
+/** A cluster to capture or report on: its identity, the account optional (it defaults to the cluster ARN's). */
+export type CaptureTarget = Omit<ClusterId, 'accountId'> & Partial<Pick<ClusterId, 'accountId'>>;
 
 /** Everything `captureSnapshot` needs. Region-bound readers come from factories. */
 export interface CaptureDeps {
@@ -138,28 +120,22 @@ export interface CaptureDeps {
 // The serverless monitor: state, delivery and queues. Adapters: S3/DynamoDB/SNS/Slack/SQS for
 // Lambda, a local directory for the CLI, in-memory fakes for use-case tests.
 
-export interface ClusterKey {
-  accountId: string;
-  region: string;
-  clusterName: string;
-}
-
 /** Snapshot documents: the last one per cluster. */
 export interface SnapshotStore {
   /** The last stored snapshot; undefined when none was ever stored. Throws when it cannot read. */
-  latest(key: ClusterKey): Promise<ClusterSnapshot | undefined>;
+  latest(key: ClusterId): Promise<ClusterSnapshot | undefined>;
   put(snapshot: ClusterSnapshot): Promise<void>;
 }
 
 /** Alert records per cluster (shared/core/alerts.ts), with optimistic concurrency. */
 export interface AlertStore {
   /** The cluster's records and an opaque version for `save`. */
-  load(key: ClusterKey): Promise<{ records: AlertRecord[]; version?: string }>;
+  load(key: ClusterId): Promise<{ records: AlertRecord[]; version?: string }>;
   /**
    * Store the cluster's records (spent ones are dropped by the caller). Throws
    * `ConcurrentUpdateError` when another writer saved since `version`; the caller re-plans.
    */
-  save(key: ClusterKey, records: readonly AlertRecord[], version?: string): Promise<void>;
+  save(key: ClusterId, records: readonly AlertRecord[], version?: string): Promise<void>;
 }
 
 /** Exactly-once gate for at-least-once deliveries (CloudTrail eventID). */
@@ -184,7 +160,7 @@ export interface NoticeSender {
 }
 
 /** A request to capture and evaluate one cluster (scheduler → worker, and follow-ups). */
-export interface ClusterWorkItem extends ClusterKey {
+export interface ClusterWorkItem extends ClusterId {
   reason: 'schedule' | 'follow-up';
   /** For follow-ups: the event being confirmed. */
   followUp?: {
@@ -200,3 +176,25 @@ export interface ClusterWorkItem extends ClusterKey {
 export interface WorkQueue {
   enqueue(items: readonly ClusterWorkItem[], delaySeconds?: number): Promise<void>;
 }
+
+/** What a delivery did (counts of notices). */
+export interface DeliverySummary {
+  /** Notices a channel accepted in this run. */
+  sent: number;
+  /** Notices a channel was given and did not accept in this run (they stay pending). */
+  failed: number;
+  /** Notices left pending after this run, all channels. */
+  pending: number;
+  /** The last error per channel that failed in this run (safe: no webhook URL); none when nothing was sent. */
+  errors?: Partial<Record<Channel, string>>;
+}
+
+/**
+ * Hands findings to the alert lifecycle of one cluster and sends what it plans (wired to
+ * `deliverAlerts` with the configured channels). Throws after saving when a notice keeps failing.
+ */
+export type Deliver = (
+  cluster: ClusterId,
+  findings: readonly Finding[],
+  scope: EvaluationScope,
+) => Promise<DeliverySummary>;

@@ -32,7 +32,8 @@ import {
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { type AlertRecord, isSpent } from '../core/alerts.ts';
-import type { AlertStore, ClusterKey } from '../ports.ts';
+import type { ClusterId } from '../core/model.ts';
+import type { AlertStore } from '../ports.ts';
 import { type AwsClient, budgetOptions, createAwsClient, type EndpointClientOptions } from './aws-clients.ts';
 import { ConcurrentUpdateError, isAwsError, MonitorIoError, toMonitorIoError } from './errors.ts';
 
@@ -56,7 +57,7 @@ export interface DynamoDbStoreOptions {
   tableName: string;
 }
 
-export function alertStatePk(key: ClusterKey): string {
+export function alertStatePk(key: ClusterId): string {
   return `cluster#${key.accountId}#${key.region}#${key.clusterName}`;
 }
 

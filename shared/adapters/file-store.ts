@@ -14,9 +14,9 @@
 import { randomUUID } from 'node:crypto';
 import { copyFile, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { ClusterSnapshot } from '../core/model.ts';
+import type { ClusterId, ClusterSnapshot } from '../core/model.ts';
 import { validateSnapshot } from '../core/snapshot-schema.ts';
-import type { ClusterKey, SnapshotStore } from '../ports.ts';
+import type { SnapshotStore } from '../ports.ts';
 
 export const DEFAULT_STORE_DIR = '.sentinel/snapshots';
 
@@ -88,7 +88,7 @@ const CLUSTER = /^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$/;
 /** `<root>/<account>/<region>/<cluster>.json`; refuses a key that would leave the directory. */
 export function snapshotPath(
   root: string,
-  key: ClusterKey,
+  key: ClusterId,
   which: 'current' | 'previous' = 'current',
 ): string {
   if (!ACCOUNT.test(key.accountId)) throw new RangeError(`not an AWS account ID: ${key.accountId}`);
@@ -101,9 +101,9 @@ export function snapshotPath(
 export interface FileSnapshotStore extends SnapshotStore {
   readonly root: string;
   /** Where `put` writes the snapshot of `key`. */
-  pathOf(key: ClusterKey, which?: 'current' | 'previous'): string;
+  pathOf(key: ClusterId, which?: 'current' | 'previous'): string;
   /** The snapshot stored before the latest; undefined when there is none. */
-  previous(key: ClusterKey): Promise<ClusterSnapshot | undefined>;
+  previous(key: ClusterId): Promise<ClusterSnapshot | undefined>;
 }
 
 export function createFileSnapshotStore(
@@ -126,7 +126,7 @@ export function createFileSnapshotStore(
     return result.snapshot;
   }
 
-  const pathOf = (key: ClusterKey, which: 'current' | 'previous' = 'current') =>
+  const pathOf = (key: ClusterId, which: 'current' | 'previous' = 'current') =>
     snapshotPath(root, key, which);
 
   return {

@@ -9,9 +9,9 @@
  * bucket lets a missing key answer NoSuchKey (without it S3 answers AccessDenied).
  */
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import type { ClusterSnapshot } from '../core/model.ts';
+import type { ClusterId, ClusterSnapshot } from '../core/model.ts';
 import { formatSnapshotErrors, parseSnapshotJson } from '../core/snapshot-schema.ts';
-import type { ClusterKey, SnapshotStore } from '../ports.ts';
+import type { SnapshotStore } from '../ports.ts';
 import { type AwsClient, budgetOptions, createAwsClient, type EndpointClientOptions } from './aws-clients.ts';
 import { isAwsError, MonitorIoError, toMonitorIoError } from './errors.ts';
 
@@ -42,7 +42,7 @@ function segment(value: string): string {
   return encodeURIComponent(value);
 }
 
-export function snapshotKey(key: ClusterKey, prefix = 'snapshots/'): string {
+export function snapshotKey(key: ClusterId, prefix = 'snapshots/'): string {
   return `${prefix}${segment(key.accountId)}/${segment(key.region)}/${segment(key.clusterName)}/latest.json`;
 }
 

@@ -8,12 +8,13 @@
 
 import { mapLimit } from '../adapters/concurrency.ts';
 import { safeErrorMessage } from '../adapters/errors.ts';
-import { type Change, describeChange } from '../core/change.ts';
-import { assessSnapshot, type SimulationEffect, whatIf } from '../core/engine.ts';
-import type { ClusterSnapshot, Finding } from '../core/model.ts';
+import { type Change, deletionChanges, describeChange } from '../core/change.ts';
+import { assessSnapshot, type EvaluateOptions, type SimulationEffect, whatIf } from '../core/engine.ts';
+import type { ClusterId, ClusterSnapshot, Finding } from '../core/model.ts';
 import { renderMarkdown } from '../core/render/index.ts';
-import type { CaptureDeps, ClusterKey, SnapshotStore } from '../ports.ts';
-import { type CaptureTarget, captureSnapshot, listClusters } from './capture-snapshot.ts';
+import type { CaptureDeps, CaptureTarget, SnapshotStore } from '../ports.ts';
+import { captureSnapshot } from './capture-snapshot.ts';
+import { listClusters } from './list-clusters.ts';
 
 export interface BuildReportDeps {
   capture: CaptureDeps;
@@ -69,25 +70,6 @@ export class ReportRequestError extends Error {
 
 const DEFAULT_MAX_MARKDOWN = 1_000_000;
 
-/** Node group and Fargate profile deletions of a snapshot, as what-if changes. */
-export function deletionChanges(s: ClusterSnapshot): Change[] {
-  const changes: Change[] = [];
-  if (s.nodegroups.status === 'ok') {
-    for (const ng of s.nodegroups.data)
-      changes.push({ kind: 'delete-nodegroup', nodegroupName: ng.name, nodeRole: ng.nodeRole });
-  }
-  if (s.fargateProfiles.status === 'ok') {
-    for (const fp of s.fargateProfiles.data) {
-      changes.push({
-        kind: 'delete-fargate-profile',
-        fargateProfileName: fp.name,
-        podExecutionRoleArn: fp.podExecutionRoleArn,
-      });
-    }
-  }
-  return changes;
-}
-
 const accountOf = (settings: ReportSettings) =>
   settings.accountId === undefined ? {} : { accountId: settings.accountId };
 
@@ -125,7 +107,7 @@ async function reportOne(
     if (source === 'stored') {
       if (settings.accountId === undefined)
         throw new ReportRequestError('a stored snapshot needs the account ID');
-      const key: ClusterKey = {
+      const key: ClusterId = {
         accountId: settings.accountId,
         region: target.region,
         clusterName: target.clusterName,
@@ -145,16 +127,16 @@ async function reportOne(
     ...base,
     capturedAt: current.capturedAt,
     findings: assessSnapshot(current, options),
-    whatIf: deletionChanges(current).map((change) => {
-      const result = whatIf(current, change, { ...options, trigger: 'whatif' });
-      return {
-        change,
-        label: describeChange(change),
-        effects: result.effects,
-        findings: result.findings,
-      };
-    }),
+    whatIf: deletionWhatIfs(current, options),
   };
+}
+
+/** The what-if of every node group and Fargate profile deletion of a snapshot (`deletionChanges`). */
+export function deletionWhatIfs(snapshot: ClusterSnapshot, options: EvaluateOptions = {}): WhatIfReport[] {
+  return deletionChanges(snapshot).map((change) => {
+    const result = whatIf(snapshot, change, { ...options, trigger: 'whatif' });
+    return { change, label: describeChange(change), effects: result.effects, findings: result.findings };
+  });
 }
 
 export function renderReportMarkdown(

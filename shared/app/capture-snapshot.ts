@@ -7,7 +7,8 @@
  * Every other source is read independently and ends `ok`, `absent` (a real 404 or a mode in which
  * the store cannot exist) or `error` (a safe message) — never empty on error (DESIGN §3).
  *
- * Compute merges EC2 instances and Kubernetes nodes (providerID ↔ instance ID):
+ * Sources are read and converted by `read-sources.ts`. Compute merges EC2 instances and Kubernetes
+ * nodes (providerID ↔ instance ID; the pure merge is `core/compute.ts`):
  *   - both readable: every instance and every node, Ready from the node;
  *   - Kubernetes unreadable, EC2 readable: `ok` with the EC2 instances, Ready unknown (omitted);
  *     Fargate and hybrid nodes (which exist only in Kubernetes) are then missing — their
@@ -22,170 +23,29 @@
  */
 
 import { mapLimit } from '../adapters/concurrency.ts';
-import { CollectionError, safeErrorMessage } from '../adapters/errors.ts';
-import type {
-  AccessEntry,
-  AwsAuthConfigMap,
-  ClusterSnapshot,
-  ComputeKind,
-  ComputeNode,
-  FargateProfile,
-  IamRole,
-  KarpenterNodeClass,
-  Nodegroup,
-  Source,
-} from '../core/model.ts';
+import { safeErrorMessage } from '../adapters/errors.ts';
+import { mergeCompute, parseClusterArn, roleArnFromName, rolePrincipals } from '../core/compute.ts';
+import type { ClusterSnapshot, ComputeNode, IamRole, KarpenterNodeClass, Source } from '../core/model.ts';
 import type {
   CaptureDeps,
+  CaptureTarget,
   ClusterDescription,
   Ec2Instance,
   Ec2NodeClassSpec,
   IamReader,
-  KubeClusterRef,
-  KubeNode,
   Lookup,
 } from '../ports.ts';
-
-export interface CaptureTarget {
-  region: string;
-  clusterName: string;
-  /** Defaults to the account of the cluster ARN. */
-  accountId?: string;
-}
-
-export const LABEL_COMPUTE_TYPE = 'eks.amazonaws.com/compute-type';
-export const LABEL_NODEGROUP = 'eks.amazonaws.com/nodegroup';
-export const LABEL_FARGATE_PROFILE = 'eks.amazonaws.com/fargate-profile';
-export const LABEL_KARPENTER_NODEPOOL = 'karpenter.sh/nodepool';
-export const LABEL_KARPENTER_NODECLASS = 'karpenter.k8s.aws/ec2nodeclass';
-export const LABEL_OS = 'kubernetes.io/os';
+import {
+  failedNotFound,
+  kubeClusterRef,
+  readAccessEntries,
+  type Settled,
+  settle,
+  sourceOfLookup,
+  sourceOfValue,
+} from './read-sources.ts';
 
 const IAM_CONCURRENCY = 5;
-
-type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
-
-async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
-  try {
-    return { ok: true, value: await promise };
-  } catch (error) {
-    return { ok: false, error };
-  }
-}
-
-function fromLookup<T>(settled: Settled<Lookup<T>>): Source<T> {
-  if (!settled.ok) return { status: 'error', error: safeErrorMessage(settled.error) };
-  return settled.value.found
-    ? { status: 'ok', data: settled.value.value }
-    : { status: 'absent', reason: settled.value.reason };
-}
-
-function fromValue<T>(settled: Settled<T>): Source<T> {
-  return settled.ok
-    ? { status: 'ok', data: settled.value }
-    : { status: 'error', error: safeErrorMessage(settled.error) };
-}
-
-/** `arn:<partition>:eks:<region>:<account>:cluster/<name>` → partition and account. */
-export function parseClusterArn(arn: string): { partition: string; accountId: string } | undefined {
-  const match = /^arn:([^:]+):eks:[^:]*:(\d{12}):cluster\/.+$/.exec(arn);
-  return match === null ? undefined : { partition: match[1] ?? 'aws', accountId: match[2] ?? '' };
-}
-
-/** `arn:<partition>:iam::<account>:role/<path/>name` → account, or undefined when not an IAM role ARN. */
-export function roleAccount(arn: string): string | undefined {
-  return /^arn:[^:]+:iam::(\d{12}):role\/.+$/.exec(arn)?.[1];
-}
-
-/** Role ARN of a Karpenter `spec.role` (a role name, or already an ARN). */
-export function roleArnFromName(role: string, partition: string, accountId: string): string {
-  return role.startsWith('arn:') ? role : `arn:${partition}:iam::${accountId}:role/${role}`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Compute merge (pure)
-
-export interface ComputeInputs {
-  instances: Ec2Instance[] | undefined;
-  nodes: KubeNode[] | undefined;
-  /** Role ARN per instance profile ARN (resolved through IAM). */
-  profileRoles: ReadonlyMap<string, string>;
-  nodegroups: Nodegroup[] | undefined;
-  fargateProfiles: FargateProfile[] | undefined;
-  nodeClasses: KarpenterNodeClass[] | undefined;
-}
-
-function kindFromLabels(labels: Record<string, string>): ComputeKind | undefined {
-  const computeType = labels[LABEL_COMPUTE_TYPE];
-  if (computeType === 'fargate' || computeType === 'auto' || computeType === 'hybrid') return computeType;
-  if (labels[LABEL_NODEGROUP] !== undefined) return 'managed';
-  if (labels[LABEL_KARPENTER_NODEPOOL] !== undefined) return 'karpenter';
-  return undefined;
-}
-
-/** Kind: compute-type label first (fargate/auto/hybrid), then EC2 tags, then node labels, else self-managed. */
-export function attributeKind(instance: Ec2Instance | undefined, node: KubeNode | undefined): ComputeKind {
-  const fromLabels = node === undefined ? undefined : kindFromLabels(node.labels);
-  if (fromLabels === 'fargate' || fromLabels === 'auto' || fromLabels === 'hybrid') return fromLabels;
-  if (instance !== undefined && instance.kind !== 'self-managed') return instance.kind;
-  return fromLabels ?? 'self-managed';
-}
-
-export function mergeCompute(inputs: ComputeInputs): ComputeNode[] {
-  const nodesByInstance = new Map<string, KubeNode>();
-  for (const node of inputs.nodes ?? [])
-    if (node.instanceId !== undefined) nodesByInstance.set(node.instanceId, node);
-  const nodegroupRoles = new Map((inputs.nodegroups ?? []).map((n) => [n.name, n.nodeRole]));
-  const fargateRoles = new Map((inputs.fargateProfiles ?? []).map((p) => [p.name, p.podExecutionRoleArn]));
-  const nodeClassRoles = new Map((inputs.nodeClasses ?? []).map((c) => [c.name, c.roleArn]));
-
-  const build = (instance: Ec2Instance | undefined, node: KubeNode | undefined): ComputeNode => {
-    const labels = node?.labels ?? {};
-    const kind = attributeKind(instance, node);
-    const nodegroup = instance?.nodegroup ?? labels[LABEL_NODEGROUP];
-    const nodePool = instance?.nodePool ?? labels[LABEL_KARPENTER_NODEPOOL];
-    const nodeClass = instance?.nodeClass ?? labels[LABEL_KARPENTER_NODECLASS];
-    const fargateProfile = kind === 'fargate' ? labels[LABEL_FARGATE_PROFILE] : undefined;
-    const profileArn = instance?.instanceProfileArn;
-    // The role an instance really authenticates with is its instance profile's; the declared
-    // roles (node group, node class, Fargate profile) only fill in where there is no instance.
-    let roleArn = profileArn === undefined ? undefined : inputs.profileRoles.get(profileArn);
-    if (roleArn === undefined && instance === undefined) {
-      if (kind === 'fargate' && fargateProfile !== undefined) roleArn = fargateRoles.get(fargateProfile);
-      else if (kind === 'managed' && nodegroup !== undefined) roleArn = nodegroupRoles.get(nodegroup);
-      else if (kind === 'karpenter' && nodeClass !== undefined) roleArn = nodeClassRoles.get(nodeClass);
-    }
-    const osLabel = labels[LABEL_OS];
-    const os = instance?.os ?? (osLabel === 'windows' || osLabel === 'linux' ? osLabel : undefined);
-    const computeNode: ComputeNode = {
-      kind,
-      id: instance?.instanceId ?? node?.instanceId ?? node?.name ?? '',
-    };
-    if (node !== undefined) computeNode.nodeName = node.name;
-    if (roleArn !== undefined && roleArn !== '') computeNode.roleArn = roleArn;
-    if (kind === 'managed' && nodegroup !== undefined) computeNode.nodegroup = nodegroup;
-    if (kind === 'karpenter' && nodePool !== undefined) computeNode.nodePool = nodePool;
-    if (kind === 'karpenter' && nodeClass !== undefined) computeNode.nodeClass = nodeClass;
-    if (fargateProfile !== undefined) computeNode.fargateProfile = fargateProfile;
-    if (os !== undefined) computeNode.os = os;
-    if (node?.ready !== undefined) computeNode.ready = node.ready;
-    return computeNode;
-  };
-
-  const out: ComputeNode[] = [];
-  const matched = new Set<string>();
-  for (const instance of inputs.instances ?? []) {
-    const node = nodesByInstance.get(instance.instanceId);
-    if (node !== undefined) matched.add(node.name);
-    out.push(build(instance, node));
-  }
-  for (const node of inputs.nodes ?? []) {
-    if (matched.has(node.name)) continue;
-    out.push(build(undefined, node));
-  }
-  return out.sort((a, b) => a.kind.localeCompare(b.kind) || a.id.localeCompare(b.id));
-}
-
-// ---------------------------------------------------------------------------------------------
 
 async function resolveProfiles(iam: IamReader, instances: Ec2Instance[]): Promise<Map<string, string>> {
   const profiles = [
@@ -216,44 +76,6 @@ async function resolveNodeClasses(
   });
 }
 
-/**
- * Role ARNs written in aws-auth `mapRoles` (any case of `rolearn`), read leniently so that a key
- * that fails to parse still names its roles. Only to know which roles to look up in IAM; the
- * semantics of aws-auth are the core parser's.
- */
-export function awsAuthRoleArns(awsAuth: AwsAuthConfigMap | undefined): string[] {
-  const text = awsAuth?.data.mapRoles ?? '';
-  return [...text.matchAll(/rolearn["']?\s*:\s*["']?(arn:[^\s"'#,}\]]+)/gi)].map((m) => m[1] ?? '');
-}
-
-function rolePrincipals(
-  accountId: string,
-  parts: {
-    awsAuth: AwsAuthConfigMap | undefined;
-    accessEntries: AccessEntry[] | undefined;
-    nodegroups: Nodegroup[] | undefined;
-    fargateProfiles: FargateProfile[] | undefined;
-    compute: ComputeNode[] | undefined;
-    nodeClasses: KarpenterNodeClass[] | undefined;
-  },
-): string[] {
-  const arns = [
-    ...awsAuthRoleArns(parts.awsAuth),
-    ...(parts.accessEntries ?? []).map((e) => e.principalArn),
-    ...(parts.nodegroups ?? []).map((n) => n.nodeRole),
-    ...(parts.fargateProfiles ?? []).map((p) => p.podExecutionRoleArn),
-    ...(parts.compute ?? []).map((c) => c.roleArn),
-    ...(parts.nodeClasses ?? []).map((c) => c.roleArn),
-  ];
-  const byKey = new Map<string, string>();
-  for (const arn of arns) {
-    if (arn === undefined || roleAccount(arn) !== accountId) continue;
-    const key = arn.toLowerCase();
-    if (!byKey.has(key)) byKey.set(key, arn);
-  }
-  return [...byKey.values()].sort();
-}
-
 export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget): Promise<ClusterSnapshot> {
   const eks = deps.eks(target.region);
   const ec2 = deps.ec2(target.region);
@@ -263,25 +85,12 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
   const accountId = target.accountId ?? parsedArn?.accountId ?? '';
   const partition = parsedArn?.partition ?? 'aws';
 
-  const kubeRef: KubeClusterRef = {
-    clusterName: cluster.name,
-    region: target.region,
-    endpoint: cluster.endpoint ?? '',
-    certificateAuthorityData: cluster.certificateAuthorityData ?? '',
-  };
-
-  const accessEntriesRead: Promise<Lookup<AccessEntry[]>> =
-    cluster.authenticationMode === 'CONFIG_MAP'
-      ? Promise.resolve({
-          found: false,
-          reason: 'authentication mode is CONFIG_MAP: access entries cannot exist',
-        })
-      : eks.accessEntries(cluster.name);
+  const kubeRef = kubeClusterRef(cluster, { accountId, region: target.region });
 
   const [awsAuth, accessEntries, nodegroups, fargateProfiles, instances, nodes, nodeClassSpecs] =
     await Promise.all([
       settle(deps.kube.awsAuth(kubeRef)),
-      settle(accessEntriesRead),
+      settle(readAccessEntries(eks, cluster)),
       settle(eks.nodegroups(cluster.name)),
       settle(eks.fargateProfiles(cluster.name)),
       settle(ec2.instancesOfCluster(cluster.name)),
@@ -292,7 +101,7 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
   // The cluster may have been deleted while we read it: its sources then fail with not-found.
   // Confirm with DescribeCluster; a vanished cluster gets no snapshot (its not-found error is thrown).
   const eksReads: Settled<unknown>[] = [accessEntries, nodegroups, fargateProfiles];
-  if (eksReads.some((r) => !r.ok && r.error instanceof CollectionError && r.error.code === 'not-found')) {
+  if (eksReads.some(failedNotFound)) {
     await eks.describeCluster(target.clusterName);
   }
 
@@ -344,7 +153,7 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
     compute: compute.status === 'ok' ? compute.data : undefined,
     nodeClasses: okLookup(nodeClasses),
   });
-  const iamRoles: Source<IamRole[]> = fromValue(
+  const iamRoles: Source<IamRole[]> = sourceOfValue(
     await settle(mapLimit(principals, IAM_CONCURRENCY, (arn) => deps.iam.getRole(arn))),
   );
 
@@ -356,12 +165,12 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
     clusterName: cluster.name,
     clusterArn: cluster.arn,
     cluster: clusterInfo(cluster),
-    awsAuth: fromLookup(awsAuth),
-    accessEntries: fromLookup(accessEntries),
-    nodegroups: fromValue(nodegroups),
-    fargateProfiles: fromValue(fargateProfiles),
+    awsAuth: sourceOfLookup(awsAuth),
+    accessEntries: sourceOfLookup(accessEntries),
+    nodegroups: sourceOfValue(nodegroups),
+    fargateProfiles: sourceOfValue(fargateProfiles),
     compute,
-    karpenterNodeClasses: fromLookup(nodeClasses),
+    karpenterNodeClasses: sourceOfLookup(nodeClasses),
     iamRoles,
   };
   return snapshot;
@@ -383,27 +192,6 @@ function clusterInfo(cluster: ClusterDescription): ClusterSnapshot['cluster'] {
 }
 
 // ---------------------------------------------------------------------------------------------
-
-export interface ClusterListing {
-  clusters: CaptureTarget[];
-  /** Regions whose ListClusters failed: the monitor is blind there. */
-  errors: Array<{ region: string; error: string }>;
-}
-
-/** ListClusters in every Region; one Region failing does not hide the others. */
-export async function listClusters(
-  deps: Pick<CaptureDeps, 'eks'>,
-  regions: readonly string[],
-): Promise<ClusterListing> {
-  const results = await Promise.all(regions.map((region) => settle(deps.eks(region).listClusters())));
-  const listing: ClusterListing = { clusters: [], errors: [] };
-  results.forEach((result, i) => {
-    const region = regions[i] as string;
-    if (result.ok) for (const clusterName of result.value) listing.clusters.push({ region, clusterName });
-    else listing.errors.push({ region, error: safeErrorMessage(result.error) });
-  });
-  return listing;
-}
 
 export type CaptureOutcome =
   | { target: CaptureTarget; ok: true; snapshot: ClusterSnapshot }

@@ -24,8 +24,8 @@ import {
   planAlerts,
   settleDeliveries,
 } from '../core/alerts.ts';
-import type { Finding } from '../core/model.ts';
-import type { AlertStore, Clock, ClusterKey, DeliveryResult, NoticeSender } from '../ports.ts';
+import type { ClusterId, Finding } from '../core/model.ts';
+import type { AlertStore, Clock, DeliveryResult, DeliverySummary, NoticeSender } from '../ports.ts';
 
 /** A notice that failed this many sends makes `deliverAlerts` throw (after saving). */
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -41,31 +41,20 @@ export interface DeliverAlertsOptions {
   maxAttempts?: number;
 }
 
-export interface DeliverySummary {
-  /** Notices a channel accepted in this run. */
-  sent: number;
-  /** Notices a channel was given and did not accept in this run (they stay pending). */
-  failed: number;
-  /** Notices left pending after this run, all channels. */
-  pending: number;
-  /** The last error per channel that failed in this run (safe: no webhook URL). */
-  errors: Partial<Record<Channel, string>>;
-}
-
 /** Some notices could not be delivered after `maxAttempts` sends; they are still stored and will be retried. */
 export class DeliveryError extends Error {
   override readonly name: string = 'DeliveryError';
-  readonly cluster: ClusterKey;
+  readonly cluster: ClusterId;
   /** Channel → how many notices have reached the attempt limit there, and the last error. */
   readonly exhausted: Partial<Record<Channel, { notices: number; lastError?: string }>>;
-  readonly summary: DeliverySummary;
+  readonly summary: Required<DeliverySummary>;
 
   constructor(
     message: string,
     details: {
-      cluster: ClusterKey;
+      cluster: ClusterId;
       exhausted: DeliveryError['exhausted'];
-      summary: DeliverySummary;
+      summary: Required<DeliverySummary>;
       cause?: unknown;
     },
   ) {
@@ -140,18 +129,18 @@ function pendingCount(records: readonly AlertRecord[]): number {
   return n;
 }
 
-function clusterName(key: ClusterKey): string {
+function clusterName(key: ClusterId): string {
   return `${key.clusterName} (account ${key.accountId}, region ${key.region})`;
 }
 
 export async function deliverAlerts(
   deps: DeliverAlertsDeps,
-  key: ClusterKey,
+  key: ClusterId,
   findings: readonly Finding[],
   scope: EvaluationScope,
   channels: Partial<Record<Channel, ChannelPolicy>>,
   options: DeliverAlertsOptions = {},
-): Promise<DeliverySummary> {
+): Promise<Required<DeliverySummary>> {
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   const served = new Set(deps.senders.map((s) => s.channel));
   const policy: Partial<Record<Channel, ChannelPolicy>> = {};
@@ -188,7 +177,7 @@ export async function deliverAlerts(
     }
   }
 
-  const summary: DeliverySummary = { sent, failed, pending: pendingCount(saved), errors };
+  const summary: Required<DeliverySummary> = { sent, failed, pending: pendingCount(saved), errors };
   const exhausted: DeliveryError['exhausted'] = {};
   for (const r of saved) {
     for (const [channel, list] of Object.entries(r.pending) as Array<

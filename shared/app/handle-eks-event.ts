@@ -19,23 +19,23 @@
 import { CollectionError, safeErrorMessage } from '../adapters/errors.ts';
 import { parseEksEvent } from '../core/cloudtrail.ts';
 import { dedupeFindings, diffSnapshots, whatIf } from '../core/engine.ts';
-import type { ClusterSnapshot, Source, Trigger } from '../core/model.ts';
+import { type ClusterId, type ClusterSnapshot, clusterIdKey, type Trigger } from '../core/model.ts';
 import type {
   CaptureDeps,
   Clock,
-  ClusterDescription,
-  ClusterKey,
   ClusterWorkItem,
+  Deliver,
+  DeliverySummary,
   EksReader,
   IdempotencyStore,
   KubeClusterRef,
   KubeReader,
-  Lookup,
   SnapshotStore,
   WorkQueue,
 } from '../ports.ts';
 import { captureSnapshot } from './capture-snapshot.ts';
-import { type Deliver, type DeliverySummary, SOURCE_UNAVAILABLE } from './run-snapshot.ts';
+import { kubeClusterRef, refreshVolatile, settle } from './read-sources.ts';
+import { SOURCE_UNAVAILABLE } from './run-snapshot.ts';
 
 export interface HandleEksEventDeps {
   /** EKS readers per Region (DescribeCluster, access entries; the rest only to bootstrap). */
@@ -49,7 +49,7 @@ export interface HandleEksEventDeps {
   monitorPrincipalArn: string;
   followUpDelaySeconds: number;
   idempotencyTtlSeconds: number;
-  /** API endpoint and CA per cluster, kept across warm invocations (saves a round trip). */
+  /** API endpoint and CA per cluster (`clusterIdKey`), kept across warm invocations (saves a round trip). */
   kubeRefs?: Map<string, KubeClusterRef>;
 }
 
@@ -82,22 +82,6 @@ export class EventProcessingError extends Error {
 
 export const IDEMPOTENCY_PREFIX = 'cloudtrail:';
 
-type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
-const settle = <T>(p: Promise<T>): Promise<Settled<T>> =>
-  p.then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-
-function refOf(region: string, cluster: ClusterDescription): KubeClusterRef {
-  return {
-    clusterName: cluster.name,
-    region,
-    endpoint: cluster.endpoint ?? '',
-    certificateAuthorityData: cluster.certificateAuthorityData ?? '',
-  };
-}
-
 function sameRef(a: KubeClusterRef, b: KubeClusterRef): boolean {
   return a.endpoint === b.endpoint && a.certificateAuthorityData === b.certificateAuthorityData;
 }
@@ -125,13 +109,6 @@ function blindReaders(deps: HandleEksEventDeps): CaptureDeps {
   };
 }
 
-function toSource<T>(read: Settled<Lookup<T>>): Source<T> {
-  if (!read.ok) return { status: 'error', error: safeErrorMessage(read.error) };
-  return read.value.found
-    ? { status: 'ok', data: read.value.value }
-    : { status: 'absent', reason: read.value.reason };
-}
-
 export async function handleEksEvent(
   deps: HandleEksEventDeps,
   event: unknown,
@@ -148,9 +125,9 @@ export async function handleEksEvent(
   if (parsed.kind === 'invalid') return { outcome: 'invalid', reason: parsed.reason };
 
   const { eventId, eventName, clusterName, region, accountId, change } = parsed;
-  const key: ClusterKey = { accountId, region, clusterName };
+  const key: ClusterId = { accountId, region, clusterName };
   const eks = deps.eks(region);
-  const refKey = `${accountId}/${region}/${clusterName}`;
+  const refKey = clusterIdKey(key);
   const cachedRef = deps.kubeRefs?.get(refKey);
 
   // Round 1: everything independent at once. The claim decides whether the reads are used.
@@ -168,50 +145,28 @@ export async function handleEksEvent(
     if (!described.ok) throw described.error;
     if (!previous.ok) throw previous.error;
     const cluster = described.value;
-    const ref = refOf(region, cluster);
+    const ref = kubeClusterRef(cluster, key);
     deps.kubeRefs?.set(refKey, ref);
 
     const trigger: Trigger = `event:${eventName}`;
     let basis: 'stored-snapshot' | 'bootstrap-capture';
     let before: ClusterSnapshot;
-    const staleSources: string[] = [];
+    let staleSources: string[] = [];
     if (previous.value === undefined) {
       basis = 'bootstrap-capture';
       before = await captureSnapshot(blindReaders(deps), { region, clusterName, accountId });
     } else {
       basis = 'stored-snapshot';
       // aws-auth with the remembered endpoint, unless it changed or was not known.
-      const awsAuthRead =
+      const awsAuth =
         awsAuthCached !== undefined && cachedRef !== undefined && sameRef(cachedRef, ref)
           ? awsAuthCached
           : await settle(deps.kube.awsAuth(ref));
-      const accessEntriesRead: Settled<Lookup<unknown[]>> =
-        cluster.authenticationMode === 'CONFIG_MAP'
-          ? {
-              ok: true,
-              value: {
-                found: false,
-                reason: 'authentication mode is CONFIG_MAP: access entries cannot exist',
-              },
-            }
-          : entries;
-      const stored = previous.value;
-      const awsAuth = toSource(awsAuthRead);
-      const accessEntries = toSource(accessEntriesRead as typeof entries);
-      // A fresh read that failed falls back to the stored version (a prediction, not a verdict).
-      if (awsAuth.status === 'error') staleSources.push('awsAuth');
-      if (accessEntries.status === 'error') staleSources.push('accessEntries');
-      before = {
-        ...stored,
-        capturedAt: deps.clock.now().toISOString(),
-        cluster: {
-          ...stored.cluster,
-          status: cluster.status,
-          authenticationMode: cluster.authenticationMode,
-        },
-        awsAuth: awsAuth.status === 'error' ? stored.awsAuth : awsAuth,
-        accessEntries: accessEntries.status === 'error' ? stored.accessEntries : accessEntries,
-      };
+      ({ snapshot: before, staleSources } = refreshVolatile(
+        previous.value,
+        { cluster, awsAuth, accessEntries: entries },
+        deps.clock.now().toISOString(),
+      ));
     }
 
     const options = { trigger, monitorPrincipalArn: deps.monitorPrincipalArn };

@@ -14,31 +14,21 @@
  * The snapshot is stored after delivery: when delivery throws, the next run diffs against the
  * same previous snapshot again, so a transition finding is never lost.
  */
-import { CollectionError, safeErrorMessage } from '../adapters/errors.ts';
-import type { EvaluationScope } from '../core/alerts.ts';
-import type { Change } from '../core/change.ts';
-import { assessSince, clusterUnreadableFinding as unreadableFinding } from '../core/engine.ts';
-import type { ClusterSnapshot, Finding, Trigger } from '../core/model.ts';
-import { principalKey } from '../core/principal.ts';
-import type { CaptureDeps, Clock, ClusterKey, ClusterWorkItem, SnapshotStore, WorkQueue } from '../ports.ts';
+import { safeErrorMessage } from '../adapters/errors.ts';
+import { hasSettled } from '../core/change.ts';
+import { assessSince, clusterUnreadableFinding } from '../core/engine.ts';
+import type { ClusterId, ClusterSnapshot, Finding, Trigger } from '../core/model.ts';
+import type {
+  CaptureDeps,
+  Clock,
+  ClusterWorkItem,
+  Deliver,
+  DeliverySummary,
+  SnapshotStore,
+  WorkQueue,
+} from '../ports.ts';
 import { captureSnapshot } from './capture-snapshot.ts';
-
-/** What a delivery did (counts of notices). */
-export interface DeliverySummary {
-  sent: number;
-  failed: number;
-  pending: number;
-}
-
-/**
- * Hands findings to the alert lifecycle of one cluster and sends what it plans (wired to
- * `deliverAlerts` with the configured channels). Throws after saving when a notice keeps failing.
- */
-export type Deliver = (
-  key: ClusterKey,
-  findings: readonly Finding[],
-  scope: EvaluationScope,
-) => Promise<DeliverySummary>;
+import { failedNotFound, settle } from './read-sources.ts';
 
 export interface FollowUpSettings {
   delaySeconds: number;
@@ -74,15 +64,6 @@ export const SOURCE_UNAVAILABLE = 'monitor/source-unavailable';
 
 const NO_DELIVERY: DeliverySummary = { sent: 0, failed: 0, pending: 0 };
 
-/** The finding for a cluster that could not be read at all (the engine's, keyed by ClusterKey). */
-export function clusterUnreadableFinding(key: ClusterKey, error: string, trigger: Trigger): Finding {
-  return unreadableFinding(
-    { accountId: key.accountId, region: key.region, name: key.clusterName },
-    error,
-    trigger,
-  );
-}
-
 /** State findings of `current` plus what the transition rules see between `previous` and `current`. */
 export function evaluateSnapshot(
   current: ClusterSnapshot,
@@ -92,83 +73,7 @@ export function evaluateSnapshot(
   return assessSince(current, previous, options);
 }
 
-const FAILED = /_FAILED$/;
-
-/**
- * Has the change of a CloudTrail event settled in `s`? Node group gone (or its deletion
- * failed); node group / Fargate profile ACTIVE (or failed, or gone); access entry change visible;
- * cluster ACTIVE in the new mode. A source that could not be read is never "settled".
- */
-export function hasSettled(change: Change, s: ClusterSnapshot): boolean {
-  const nodegroup = (name: string) =>
-    s.nodegroups.status === 'ok'
-      ? { known: true, ng: s.nodegroups.data.find((n) => n.name === name) }
-      : { known: false };
-  const profile = (name: string) =>
-    s.fargateProfiles.status === 'ok'
-      ? { known: true, fp: s.fargateProfiles.data.find((p) => p.name === name) }
-      : { known: false };
-  const entry = (arn: string) => {
-    if (s.accessEntries.status === 'absent') return { known: true, entry: undefined };
-    if (s.accessEntries.status !== 'ok') return { known: false, entry: undefined };
-    const key = principalKey(arn);
-    return { known: true, entry: s.accessEntries.data.find((e) => principalKey(e.principalArn) === key) };
-  };
-  switch (change.kind) {
-    case 'delete-nodegroup': {
-      const r = nodegroup(change.nodegroupName);
-      return r.known && (r.ng === undefined || FAILED.test(r.ng.status));
-    }
-    case 'create-nodegroup': {
-      const r = nodegroup(change.nodegroupName);
-      return r.known && (r.ng === undefined || r.ng.status === 'ACTIVE' || FAILED.test(r.ng.status));
-    }
-    case 'create-fargate-profile': {
-      const r = profile(change.fargateProfileName);
-      return r.known && (r.fp === undefined || r.fp.status === 'ACTIVE' || FAILED.test(r.fp.status));
-    }
-    case 'delete-fargate-profile': {
-      const r = profile(change.fargateProfileName);
-      return r.known && (r.fp === undefined || FAILED.test(r.fp.status));
-    }
-    case 'create-access-entry': {
-      const r = entry(change.entry.principalArn);
-      return r.known && (r.entry !== undefined || s.accessEntries.status === 'absent');
-    }
-    case 'delete-access-entry': {
-      const r = entry(change.principalArn);
-      return r.known && r.entry === undefined;
-    }
-    case 'update-access-entry': {
-      const r = entry(change.principalArn);
-      if (!r.known) return false;
-      if (r.entry === undefined) return true;
-      const sameGroups =
-        change.kubernetesGroups === undefined ||
-        [...change.kubernetesGroups].sort().join('\n') === [...r.entry.kubernetesGroups].sort().join('\n');
-      const sameUser = change.username === undefined || change.username === r.entry.username;
-      return sameGroups && sameUser;
-    }
-    case 'associate-access-policy': {
-      const r = entry(change.principalArn);
-      return (
-        r.known &&
-        (r.entry === undefined || r.entry.accessPolicies.some((p) => p.policyArn === change.policy.policyArn))
-      );
-    }
-    case 'disassociate-access-policy': {
-      const r = entry(change.principalArn);
-      return (
-        r.known &&
-        (r.entry === undefined || !r.entry.accessPolicies.some((p) => p.policyArn === change.policyArn))
-      );
-    }
-    case 'set-auth-mode':
-      return s.cluster.authenticationMode === change.mode && s.cluster.status === 'ACTIVE';
-  }
-}
-
-function keyOf(item: ClusterWorkItem): ClusterKey {
+function keyOf(item: ClusterWorkItem): ClusterId {
   return { accountId: item.accountId, region: item.region, clusterName: item.clusterName };
 }
 
@@ -178,20 +83,13 @@ export async function runSnapshot(deps: RunSnapshotDeps, item: ClusterWorkItem):
   const base = { cluster: key.clusterName, region: key.region };
 
   const [captured, previous] = await Promise.all([
-    captureSnapshot(deps.capture, {
-      region: key.region,
-      clusterName: key.clusterName,
-      accountId: key.accountId,
-    }).then(
-      (snapshot) => ({ ok: true as const, snapshot }),
-      (error: unknown) => ({ ok: false as const, error }),
-    ),
+    settle(captureSnapshot(deps.capture, key)),
     deps.snapshots.latest(key),
   ]);
 
   if (!captured.ok) {
     const error = safeErrorMessage(captured.error);
-    if (captured.error instanceof CollectionError && captured.error.code === 'not-found') {
+    if (failedNotFound(captured)) {
       // The cluster is gone: nothing to watch, nothing to follow up.
       return {
         ...base,
@@ -218,7 +116,7 @@ export async function runSnapshot(deps: RunSnapshotDeps, item: ClusterWorkItem):
     return result;
   }
 
-  const current = captured.snapshot;
+  const current = captured.value;
   const findings = evaluateSnapshot(current, previous, {
     trigger,
     monitorPrincipalArn: deps.monitorPrincipalArn,

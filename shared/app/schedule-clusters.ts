@@ -5,7 +5,7 @@
  * DLQ then make it visible; the monitor is never silently blind to a Region).
  */
 import type { CaptureDeps, ClusterWorkItem, WorkQueue } from '../ports.ts';
-import { listClusters } from './capture-snapshot.ts';
+import { listClusters } from './list-clusters.ts';
 
 export interface ScheduleClustersDeps {
   eks: CaptureDeps['eks'];

@@ -15,10 +15,9 @@ import { createDynamoDbIdempotencyStore } from '../adapters/dynamodb-idempotency
 import { createS3Client, createS3SnapshotStore } from '../adapters/s3-snapshot-store.ts';
 import { createSqsClient, createSqsWorkQueue } from '../adapters/sqs-work-queue.ts';
 import type { ChannelPolicy } from '../core/alerts.ts';
-import type { Clock, IdempotencyStore, NoticeSender, SnapshotStore, WorkQueue } from '../ports.ts';
+import type { Clock, Deliver, IdempotencyStore, NoticeSender, SnapshotStore, WorkQueue } from '../ports.ts';
 import type { SentinelConfig } from './config.ts';
 import { deliverAlerts } from './deliver-alerts.ts';
-import type { Deliver } from './run-snapshot.ts';
 import { clientOptions, type Env, homeRegion } from './wiring-env.ts';
 import { createSenders } from './wiring-senders.ts';
 

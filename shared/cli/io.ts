@@ -1,9 +1,10 @@
-import type { CaptureDeps, ClusterKey, SnapshotStore } from '../ports.ts';
+import type { ClusterId } from '../core/model.ts';
+import type { CaptureDeps, SnapshotStore } from '../ports.ts';
 
 /** A snapshot store in a local directory (shared/adapters/file-store.ts). */
 export interface LocalSnapshotStore extends SnapshotStore {
   /** Where the snapshot of `key` is (or will be) written. */
-  pathOf(key: ClusterKey): string;
+  pathOf(key: ClusterId): string;
 }
 
 /** What the live commands (snapshot, report, --cluster) need besides the rest of `CliIo`. */

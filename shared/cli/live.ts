@@ -5,18 +5,13 @@
  * stops the other clusters.
  */
 import { safeErrorMessage } from '../adapters/errors.ts';
-import {
-  type CaptureOutcome,
-  type CaptureTarget,
-  captureSnapshot,
-  captureSnapshots,
-  listClusters,
-} from '../app/capture-snapshot.ts';
-import type { Change } from '../core/change.ts';
-import { describeChange } from '../core/change.ts';
+import { type CaptureOutcome, captureSnapshot, captureSnapshots } from '../app/capture-snapshot.ts';
+import { listClusters } from '../app/list-clusters.ts';
+import { deletionChanges, describeChange } from '../core/change.ts';
 import { assessSnapshot, type WhatIfResult, whatIf } from '../core/engine.ts';
 import type { ClusterSnapshot, Finding } from '../core/model.ts';
 import { countBySeverity, renderFindings, toJsonReport } from '../core/render/index.ts';
+import type { CaptureTarget } from '../ports.ts';
 import type { ParsedArgs, SnapshotSource } from './args.ts';
 import { CliError, formatErrorLine } from './errors.ts';
 import { loadSnapshot } from './inputs.ts';
@@ -190,22 +185,7 @@ export async function runSnapshot(args: SnapshotArgs, io: CliIo): Promise<number
 
 /** Every node group and Fargate profile deletion of a snapshot, simulated (when the source was read). */
 export function simulateDeletions(snapshot: ClusterSnapshot): WhatIfResult[] {
-  const changes: Change[] = [];
-  if (snapshot.nodegroups.status === 'ok') {
-    for (const g of snapshot.nodegroups.data) {
-      changes.push({ kind: 'delete-nodegroup', nodegroupName: g.name, nodeRole: g.nodeRole });
-    }
-  }
-  if (snapshot.fargateProfiles.status === 'ok') {
-    for (const p of snapshot.fargateProfiles.data) {
-      changes.push({
-        kind: 'delete-fargate-profile',
-        fargateProfileName: p.name,
-        podExecutionRoleArn: p.podExecutionRoleArn,
-      });
-    }
-  }
-  return changes.map((change) => whatIf(snapshot, change, { trigger: 'whatif' }));
+  return deletionChanges(snapshot).map((change) => whatIf(snapshot, change, { trigger: 'whatif' }));
 }
 
 interface ClusterReport {

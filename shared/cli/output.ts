@@ -1,5 +1,5 @@
 /** What every report command shares: exit codes, the threshold, colour and render options. */
-import { atLeast, type ClusterRef, type ClusterSnapshot, type Finding } from '../core/model.ts';
+import { atLeast, type ClusterRef, type ClusterSnapshot, clusterRefOf, type Finding } from '../core/model.ts';
 import type { RenderOptions } from '../core/render/index.ts';
 import type { CommonArgs, FailOn } from './args.ts';
 import type { CliIo } from './io.ts';
@@ -7,7 +7,7 @@ import type { CliIo } from './io.ts';
 export const EXIT = { ok: 0, findings: 1, usage: 2, internal: 3 } as const;
 
 export function clusterOf(snapshot: ClusterSnapshot): ClusterRef {
-  return { accountId: snapshot.accountId, region: snapshot.region, name: snapshot.clusterName };
+  return clusterRefOf(snapshot);
 }
 
 /** Colour for text on a terminal, unless NO_COLOR is set (non-empty) or TERM=dumb; FORCE_COLOR forces it. */

@@ -4,7 +4,14 @@
  */
 import { type ParsedAwsAuth, parseAwsAuth } from './aws-auth/index.ts';
 import { buildConsumers, type ConsumerInventory } from './consumers.ts';
-import type { AccessEntry, AuthenticationMode, ClusterRef, ClusterSnapshot, IamRole } from './model.ts';
+import {
+  type AccessEntry,
+  type AuthenticationMode,
+  type ClusterRef,
+  type ClusterSnapshot,
+  clusterRefOf,
+  type IamRole,
+} from './model.ts';
 import { principalKey } from './principal.ts';
 import { type AccessIndex, buildAccessIndex, type Resolution, resolveAccess } from './resolve.ts';
 
@@ -66,7 +73,7 @@ export function analyzeSnapshot(snapshot: ClusterSnapshot): Analysis {
   });
   return {
     snapshot,
-    cluster: { accountId: snapshot.accountId, region: snapshot.region, name: snapshot.clusterName },
+    cluster: clusterRefOf(snapshot),
     mode,
     ...(awsAuth ? { awsAuth } : {}),
     ...(accessEntries ? { accessEntries } : {}),

@@ -5,7 +5,15 @@
 import { type Analysis, analyzeSnapshot } from './analysis.ts';
 import type { Change } from './change.ts';
 import { fingerprintOf } from './fingerprint.ts';
-import { type ClusterSnapshot, compareFindings, type Finding, severityRank, type Trigger } from './model.ts';
+import {
+  type ClusterId,
+  type ClusterSnapshot,
+  clusterRefOf,
+  compareFindings,
+  type Finding,
+  severityRank,
+  type Trigger,
+} from './model.ts';
 import { principalKey } from './principal.ts';
 import { RULES } from './rules/registry.ts';
 import type { Rule, RuleContext, RuleKind } from './rules/types.ts';
@@ -127,12 +135,9 @@ export function assessSince(
  * The finding for a cluster that could not be read at all (DescribeCluster failed): the monitor
  * is blind to all of it. Fingerprinted like every finding, so it alerts once, not every run.
  */
-export function clusterUnreadableFinding(
-  cluster: { accountId: string; region: string; name: string },
-  error: string,
-  trigger: Trigger,
-): Finding {
+export function clusterUnreadableFinding(id: ClusterId, error: string, trigger: Trigger): Finding {
   const ruleId = 'monitor/source-unavailable';
+  const cluster = clusterRefOf(id);
   return {
     ruleId,
     severity: 'high',

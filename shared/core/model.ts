@@ -144,12 +144,27 @@ export interface IamRole {
   createDate?: string;
 }
 
-export interface ClusterSnapshot {
-  schemaVersion: 1;
-  capturedAt: string;
+// ---------------------------------------------------------------------------------------------
+// Identity
+
+/**
+ * A cluster's identity, the same from capture to alert: the snapshot, the stores' keys, the work
+ * queue's items, the delivery and the Kubernetes reference all carry (or extend) this.
+ */
+export interface ClusterId {
   accountId: string;
   region: string;
   clusterName: string;
+}
+
+/** `<account>/<region>/<cluster name>`: a ClusterId as one string (a map key, never parsed back). */
+export function clusterIdKey(id: ClusterId): string {
+  return `${id.accountId}/${id.region}/${id.clusterName}`;
+}
+
+export interface ClusterSnapshot extends ClusterId {
+  schemaVersion: 1;
+  capturedAt: string;
   clusterArn: string;
   cluster: ClusterInfo;
   awsAuth: Source<AwsAuthConfigMap>;
@@ -183,10 +198,17 @@ export const SOURCE_NAMES: readonly SourceName[] = [
 // ---------------------------------------------------------------------------------------------
 // Findings
 
-export interface ClusterRef {
-  accountId: string;
-  region: string;
-  name: string;
+/**
+ * The cluster as a finding names it. The same identity as `ClusterId`, spelled `name` because
+ * findings are a published contract in that spelling: the JSON output, the report's response and
+ * the alert records stored in DynamoDB. Build it with `clusterRefOf`, never field by field.
+ */
+export interface ClusterRef extends Omit<ClusterId, 'clusterName'> {
+  name: ClusterId['clusterName'];
+}
+
+export function clusterRefOf(id: ClusterId): ClusterRef {
+  return { accountId: id.accountId, region: id.region, name: id.clusterName };
 }
 
 export interface BlastRadius {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTls } from '../../infra/sandbox/certs.ts';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { CollectionError } from '../../shared/adapters/errors.ts';
-import { captureSnapshot, captureSnapshots, listClusters } from '../../shared/app/capture-snapshot.ts';
+import { captureSnapshot, captureSnapshots } from '../../shared/app/capture-snapshot.ts';
+import { listClusters } from '../../shared/app/list-clusters.ts';
 import type { ClusterSnapshot, ComputeNode } from '../../shared/core/model.ts';
 import { validateSnapshot } from '../../shared/core/snapshot-schema.ts';
 import type { CaptureDeps } from '../../shared/ports.ts';
@@ -253,6 +254,7 @@ describe('captureSnapshot of an API-mode cluster', () => {
       expect(forbidden).toContain('ListNodes');
       const nodesError = await sandboxDeps(sandbox, { credentials: { ...sandbox.outsiderCredentials } })
         .kube.nodes({
+          accountId: ACCT,
           clusterName: 'prod',
           region: REGION,
           endpoint: sandbox.cluster('prod').endpoint,

@@ -9,13 +9,13 @@ import {
 import { createDynamoDbIdempotencyStore } from '../../shared/adapters/dynamodb-idempotency.ts';
 import { ConcurrentUpdateError, MonitorIoError } from '../../shared/adapters/errors.ts';
 import { type AlertRecord, planAlerts } from '../../shared/core/alerts.ts';
-import type { ClusterKey } from '../../shared/ports.ts';
+import type { ClusterId } from '../../shared/core/model.ts';
 import { createFinding, createRemediation } from '../fakes/findings.ts';
 import { createFakeClock } from '../fakes/monitor.ts';
 import { createStateTable, startDynalite } from './dynamodb-helpers.ts';
 
 const TABLE = 'sentinel-state';
-const KEY: ClusterKey = { accountId: '111122223333', region: 'eu-west-1', clusterName: 'prod' };
+const KEY: ClusterId = { accountId: '111122223333', region: 'eu-west-1', clusterName: 'prod' };
 
 function recordsOf(n: number, now = '2026-11-29T12:00:00.000Z', big = false): AlertRecord[] {
   const findings = Array.from({ length: n }, (_, i) =>

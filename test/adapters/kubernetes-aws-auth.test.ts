@@ -19,6 +19,7 @@ beforeAll(async () => {
   const eks = createEksReader(createEksClient('eu-west-1', clientOptions(sandbox)));
   const cluster = await eks.describeCluster('prod');
   ref = {
+    accountId: '111122223333',
     clusterName: 'prod',
     region: 'eu-west-1',
     endpoint: cluster.endpoint ?? '',

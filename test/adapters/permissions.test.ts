@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
-import { captureSnapshots, listClusters } from '../../shared/app/capture-snapshot.ts';
+import { captureSnapshots } from '../../shared/app/capture-snapshot.ts';
+import { listClusters } from '../../shared/app/list-clusters.ts';
 import { loadScenario, sandboxDeps } from './sandbox-helpers.ts';
 
 const READERS_GROUP = 'eks-auth-sentinel:readers';

@@ -10,8 +10,7 @@ import {
   createS3SnapshotStore,
   snapshotKey,
 } from '../../shared/adapters/s3-snapshot-store.ts';
-import type { ClusterSnapshot } from '../../shared/core/model.ts';
-import type { ClusterKey } from '../../shared/ports.ts';
+import type { ClusterId, ClusterSnapshot } from '../../shared/core/model.ts';
 import { loadScenario } from './sandbox-helpers.ts';
 
 const BUCKET = 'sentinel-snapshots';
@@ -46,7 +45,7 @@ afterAll(async () => {
 function anySnapshot(): ClusterSnapshot {
   return loadScenario('a-karpenter-shares-last-nodegroup-role');
 }
-const keyOf = (s: ClusterSnapshot): ClusterKey => ({
+const keyOf = (s: ClusterSnapshot): ClusterId => ({
   accountId: s.accountId,
   region: s.region,
   clusterName: s.clusterName,
@@ -84,7 +83,7 @@ describe('createS3SnapshotStore (s3rver)', () => {
 
   it('refuses a stored document that is not a valid snapshot, naming bucket, key and path', async () => {
     const store = createS3SnapshotStore({ s3, bucket: BUCKET });
-    const key: ClusterKey = { accountId: '111122223333', region: 'eu-west-1', clusterName: 'corrupt' };
+    const key: ClusterId = { accountId: '111122223333', region: 'eu-west-1', clusterName: 'corrupt' };
     const broken = {
       ...anySnapshot(),
       clusterName: 'corrupt',
@@ -106,7 +105,7 @@ describe('createS3SnapshotStore (s3rver)', () => {
 
   it('refuses a document that is not JSON', async () => {
     const store = createS3SnapshotStore({ s3, bucket: BUCKET });
-    const key: ClusterKey = { accountId: '111122223333', region: 'eu-west-1', clusterName: 'not-json' };
+    const key: ClusterId = { accountId: '111122223333', region: 'eu-west-1', clusterName: 'not-json' };
     await s3.client.send(
       new PutObjectCommand({ Bucket: BUCKET, Key: snapshotKey(key), Body: '{"schemaVersion": 1,' }),
     );
@@ -119,7 +118,7 @@ describe('createS3SnapshotStore (s3rver)', () => {
   it('refuses a valid snapshot of another cluster stored under this key', async () => {
     const store = createS3SnapshotStore({ s3, bucket: BUCKET });
     const other = anySnapshot();
-    const key: ClusterKey = { ...keyOf(other), clusterName: 'elsewhere' };
+    const key: ClusterId = { ...keyOf(other), clusterName: 'elsewhere' };
     await s3.client.send(
       new PutObjectCommand({ Bucket: BUCKET, Key: snapshotKey(key), Body: JSON.stringify(other) }),
     );

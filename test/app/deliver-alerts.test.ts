@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { DeliveryError, deliverAlerts } from '../../shared/app/deliver-alerts.ts';
 import type { ChannelPolicy } from '../../shared/core/alerts.ts';
-import type { Finding } from '../../shared/core/model.ts';
-import type { ClusterKey } from '../../shared/ports.ts';
+import type { ClusterId, Finding } from '../../shared/core/model.ts';
 import { createFinding, TEST_CLUSTER } from '../fakes/findings.ts';
 import { createFakeAlertStore, createFakeClock, createFakeSender } from '../fakes/monitor.ts';
 
-const KEY: ClusterKey = {
+const KEY: ClusterId = {
   accountId: TEST_CLUSTER.accountId,
   region: TEST_CLUSTER.region,
   clusterName: TEST_CLUSTER.name,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasSettled, runSnapshot } from '../../shared/app/run-snapshot.ts';
+import { runSnapshot } from '../../shared/app/run-snapshot.ts';
 import type { ClusterWorkItem } from '../../shared/ports.ts';
 import { buildSnapshot, loadScenario, NODE_ROLE } from '../fakes/snapshot-builder.ts';
 import { createHarness, KEY, MONITOR } from './harness.ts';
@@ -126,43 +126,5 @@ describe('runSnapshot', () => {
     });
     expect(result.followUp).toBe('gave-up');
     expect(h.queue.sent).toHaveLength(0);
-  });
-});
-
-describe('hasSettled', () => {
-  const s = buildSnapshot({ mode: 'API_AND_CONFIG_MAP' });
-  it('a node group deletion settles when the group is gone or its deletion failed', () => {
-    expect(hasSettled({ kind: 'delete-nodegroup', nodegroupName: 'general' }, s)).toBe(false);
-    expect(hasSettled({ kind: 'delete-nodegroup', nodegroupName: 'other' }, s)).toBe(true);
-    const failed = buildSnapshot({
-      nodegroups: [{ name: 'general', status: 'DELETE_FAILED', nodeRole: NODE_ROLE, healthIssues: [] }],
-    });
-    expect(hasSettled({ kind: 'delete-nodegroup', nodegroupName: 'general' }, failed)).toBe(true);
-  });
-  it('an unreadable source never settles', () => {
-    const blind = { ...s, nodegroups: { status: 'error' as const, error: 'denied' } };
-    expect(hasSettled({ kind: 'delete-nodegroup', nodegroupName: 'other' }, blind)).toBe(false);
-  });
-  it('a mode change settles once the cluster is ACTIVE in the new mode', () => {
-    expect(hasSettled({ kind: 'set-auth-mode', mode: 'API' }, s)).toBe(false);
-    const updating = {
-      ...s,
-      cluster: { ...s.cluster, authenticationMode: 'API' as const, status: 'UPDATING' },
-    };
-    expect(hasSettled({ kind: 'set-auth-mode', mode: 'API' }, updating)).toBe(false);
-    expect(
-      hasSettled(
-        { kind: 'set-auth-mode', mode: 'API' },
-        { ...updating, cluster: { ...updating.cluster, status: 'ACTIVE' } },
-      ),
-    ).toBe(true);
-  });
-  it('an access entry deletion settles when the entry is gone', () => {
-    const withEntry = buildSnapshot({
-      mode: 'API',
-      entries: [{ principalArn: NODE_ROLE, type: 'EC2_LINUX', kubernetesGroups: [], accessPolicies: [] }],
-    });
-    expect(hasSettled({ kind: 'delete-access-entry', principalArn: NODE_ROLE }, withEntry)).toBe(false);
-    expect(hasSettled({ kind: 'delete-access-entry', principalArn: NODE_ROLE }, s)).toBe(true);
   });
 });

@@ -2,11 +2,10 @@
 
 import { ConcurrentUpdateError } from '../../shared/adapters/errors.ts';
 import type { AlertRecord, Channel, PendingNotice } from '../../shared/core/alerts.ts';
-import type { ClusterSnapshot } from '../../shared/core/model.ts';
+import { type ClusterSnapshot, clusterIdKey } from '../../shared/core/model.ts';
 import type {
   AlertStore,
   Clock,
-  ClusterKey,
   ClusterWorkItem,
   DeliveryResult,
   IdempotencyStore,
@@ -15,7 +14,7 @@ import type {
   WorkQueue,
 } from '../../shared/ports.ts';
 
-const keyOf = (k: ClusterKey) => `${k.accountId}/${k.region}/${k.clusterName}`;
+const keyOf = clusterIdKey;
 
 export interface FakeClock extends Clock {
   set(iso: string): void;

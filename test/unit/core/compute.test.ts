@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { mergeCompute, parseClusterArn, roleArnFromName } from '../../shared/app/capture-snapshot.ts';
-import type { Ec2Instance, KubeNode } from '../../shared/ports.ts';
+import {
+  type Ec2Instance,
+  type KubeNode,
+  mergeCompute,
+  parseClusterArn,
+  roleArnFromName,
+} from '../../../shared/core/compute.ts';
 
 const ACCT = '111122223333';
 const profile = (name: string) => `arn:aws:iam::${ACCT}:instance-profile/${name}`;

@@ -1,0 +1,108 @@
+/**
+ * Reading a cluster's sources, shared by the scheduled capture (`capture-snapshot.ts`) and the
+ * event path (`handle-eks-event.ts`): a read settles into a value or its error, and becomes a
+ * snapshot `Source` — `ok`, `absent` (a real 404, or a mode in which the store cannot exist) or
+ * `error` with a safe message, never empty on error.
+ */
+import { CollectionError, safeErrorMessage } from '../adapters/errors.ts';
+import type { AccessEntry, AwsAuthConfigMap, ClusterId, ClusterSnapshot, Source } from '../core/model.ts';
+import type { ClusterDescription, EksReader, KubeClusterRef, Lookup } from '../ports.ts';
+
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** A read that never rejects: its value, or the error it failed with. */
+export async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  try {
+    return { ok: true, value: await promise };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** A lookup (found / really absent) or its failure, as a snapshot source. */
+export function sourceOfLookup<T>(read: Settled<Lookup<T>>): Source<T> {
+  if (!read.ok) return { status: 'error', error: safeErrorMessage(read.error) };
+  return read.value.found
+    ? { status: 'ok', data: read.value.value }
+    : { status: 'absent', reason: read.value.reason };
+}
+
+/** A read that always finds something (a list) or its failure, as a snapshot source. */
+export function sourceOfValue<T>(read: Settled<T>): Source<T> {
+  return read.ok
+    ? { status: 'ok', data: read.value }
+    : { status: 'error', error: safeErrorMessage(read.error) };
+}
+
+/** The read failed because the cluster (or the thing read) does not exist. */
+export function failedNotFound(read: Settled<unknown>): boolean {
+  return !read.ok && read.error instanceof CollectionError && read.error.code === 'not-found';
+}
+
+/** Where the cluster's Kubernetes API is, from DescribeCluster (empty while it is being created). */
+export function kubeClusterRef(
+  cluster: ClusterDescription,
+  at: Pick<ClusterId, 'accountId' | 'region'>,
+): KubeClusterRef {
+  return {
+    accountId: at.accountId,
+    region: at.region,
+    clusterName: cluster.name,
+    endpoint: cluster.endpoint ?? '',
+    certificateAuthorityData: cluster.certificateAuthorityData ?? '',
+  };
+}
+
+/** In `CONFIG_MAP` mode access entries cannot exist: the answer, without asking EKS. */
+const NO_ACCESS_ENTRIES: Lookup<never> = {
+  found: false,
+  reason: 'authentication mode is CONFIG_MAP: access entries cannot exist',
+};
+
+/** The cluster's access entries; not read at all in `CONFIG_MAP` mode. */
+export function readAccessEntries(
+  eks: EksReader,
+  cluster: ClusterDescription,
+): Promise<Lookup<AccessEntry[]>> {
+  return cluster.authenticationMode === 'CONFIG_MAP'
+    ? Promise.resolve(NO_ACCESS_ENTRIES)
+    : eks.accessEntries(cluster.name);
+}
+
+/** Fresh reads of the sources that change within seconds of an EKS write call. */
+export interface VolatileReads {
+  cluster: ClusterDescription;
+  awsAuth: Settled<Lookup<AwsAuthConfigMap>>;
+  /** Read before the mode was known: in `CONFIG_MAP` mode it is replaced by "cannot exist". */
+  accessEntries: Settled<Lookup<AccessEntry[]>>;
+}
+
+/**
+ * The event path's "before": the stored snapshot with the cluster's status and mode, aws-auth and
+ * access entries read fresh. A fresh read that failed keeps the stored version (a prediction, not
+ * a verdict) and is named in `staleSources`.
+ */
+export function refreshVolatile(
+  stored: ClusterSnapshot,
+  reads: VolatileReads,
+  capturedAt: string,
+): { snapshot: ClusterSnapshot; staleSources: string[] } {
+  const { cluster } = reads;
+  const awsAuth = sourceOfLookup(reads.awsAuth);
+  const accessEntries = sourceOfLookup<AccessEntry[]>(
+    cluster.authenticationMode === 'CONFIG_MAP'
+      ? { ok: true, value: NO_ACCESS_ENTRIES }
+      : reads.accessEntries,
+  );
+  const staleSources: string[] = [];
+  if (awsAuth.status === 'error') staleSources.push('awsAuth');
+  if (accessEntries.status === 'error') staleSources.push('accessEntries');
+  const snapshot: ClusterSnapshot = {
+    ...stored,
+    capturedAt,
+    cluster: { ...stored.cluster, status: cluster.status, authenticationMode: cluster.authenticationMode },
+    awsAuth: awsAuth.status === 'error' ? stored.awsAuth : awsAuth,
+    accessEntries: accessEntries.status === 'error' ? stored.accessEntries : accessEntries,
+  };
+  return { snapshot, staleSources };
+}
