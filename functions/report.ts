@@ -10,6 +10,7 @@ import { buildReport, type ReportRequest, ReportRequestError } from '../shared/a
 import { createSnapshotStore } from '../shared/app/wiring.ts';
 import { createCaptureWiring } from '../shared/app/wiring-capture.ts';
 import { tryAccountOfFunctionArn } from '../shared/app/wiring-env.ts';
+import { isRegionCode } from '../shared/core/model.ts';
 import { coldStartConfig, errorFields, logger, once } from './lib/runtime.ts';
 
 const deps = once(() => ({
@@ -29,7 +30,7 @@ export function parseReportRequest(event: unknown): ReportRequest {
   if (Object.keys(rest).length > 0) problems.push(`unknown field(s) ${Object.keys(rest).join(', ')}`);
   if (cluster !== undefined && (typeof cluster !== 'string' || cluster === ''))
     problems.push('cluster must be a name');
-  if (region !== undefined && (typeof region !== 'string' || !/^[a-z]{2}(-[a-z]+)+-\d$/.test(region))) {
+  if (region !== undefined && (typeof region !== 'string' || !isRegionCode(region))) {
     problems.push('region must be a Region');
   }
   if (source !== undefined && source !== 'fresh' && source !== 'stored')

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { copyFile, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { ClusterId, ClusterSnapshot } from '../core/model.ts';
+import { type ClusterId, type ClusterSnapshot, isRegionCode } from '../core/model.ts';
 import { validateSnapshot } from '../core/snapshot-schema.ts';
 import type { SnapshotStore } from '../ports.ts';
 
@@ -81,7 +81,6 @@ export async function writeFileAtomic(path: string, text: string, fs: StoreFs = 
 }
 
 const ACCOUNT = /^\d{12}$/;
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
 /** EKS cluster names: letters, digits, hyphens and underscores, starting with a letter or digit. */
 const CLUSTER = /^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$/;
 
@@ -92,7 +91,7 @@ export function snapshotPath(
   which: 'current' | 'previous' = 'current',
 ): string {
   if (!ACCOUNT.test(key.accountId)) throw new RangeError(`not an AWS account ID: ${key.accountId}`);
-  if (!REGION.test(key.region)) throw new RangeError(`not an AWS Region: ${key.region}`);
+  if (!isRegionCode(key.region)) throw new RangeError(`not an AWS Region: ${key.region}`);
   if (!CLUSTER.test(key.clusterName)) throw new RangeError(`not an EKS cluster name: ${key.clusterName}`);
   const file = which === 'current' ? `${key.clusterName}.json` : `${key.clusterName}.prev.json`;
   return join(root, key.accountId, key.region, file);

@@ -8,7 +8,7 @@
  * against it by a test).
  */
 
-import { SEVERITIES, type Severity } from '../core/model.ts';
+import { isRegionCode, SEVERITIES, type Severity } from '../core/model.ts';
 import * as z from '../core/zod-mini.ts';
 
 export const CONFIG_PREFIX = 'SENTINEL_';
@@ -98,7 +98,6 @@ export class ConfigError extends Error {
   }
 }
 
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
 const required = (what: string) =>
   z.string({ error: `required: ${what}` }).check(z.trim(), z.minLength(1, `required: ${what}`));
 
@@ -147,7 +146,7 @@ const schema = z.object({
             .filter((r) => r !== ''),
         ),
       ];
-      const bad = regions.filter((r) => !REGION.test(r));
+      const bad = regions.filter((r) => !isRegionCode(r));
       if (regions.length === 0) z.addIssue(ctx, 'no Region given');
       if (bad.length > 0) z.addIssue(ctx, `not a Region: ${bad.join(', ')}`);
       return regions;

@@ -3,7 +3,13 @@
  * each option given belongs to the command. Every mistake is a `CliError` with one clear line.
  */
 import { parseArgs } from 'node:util';
-import { AUTHENTICATION_MODES, type AuthenticationMode, SEVERITIES, type Severity } from '../core/model.ts';
+import {
+  AUTHENTICATION_MODES,
+  type AuthenticationMode,
+  isRegionCode,
+  SEVERITIES,
+  type Severity,
+} from '../core/model.ts';
 import { RENDER_FORMATS, type RenderFormat } from '../core/render/index.ts';
 import { CliError } from './errors.ts';
 
@@ -192,8 +198,6 @@ function required(values: Record<string, unknown>, name: OptionName, command: Co
   return v;
 }
 
-const REGION_PATTERN = /^[a-z]{2}(-[a-z]+)+-\d+$/;
-
 /** `--region R[,R2]`, else $AWS_REGION, else $AWS_DEFAULT_REGION; each checked, duplicates dropped. */
 function parseRegions(
   value: string | undefined,
@@ -206,7 +210,7 @@ function parseRegions(
   }
   const regions = [...new Set(given.split(',').map((r) => r.trim()))];
   for (const region of regions) {
-    if (!REGION_PATTERN.test(region)) {
+    if (!isRegionCode(region)) {
       throw new CliError(
         `--region must be AWS Region codes separated by commas (e.g. eu-west-1), not '${region}'`,
       );

@@ -162,6 +162,18 @@ export function clusterIdKey(id: ClusterId): string {
   return `${id.accountId}/${id.region}/${id.clusterName}`;
 }
 
+/**
+ * An AWS Region code: a geography (two letters, `eusc` for the European Sovereign Cloud), one or
+ * more words, and a number of one or more digits — `eu-west-1`, `us-gov-west-1`, `cn-north-1`,
+ * `us-isob-east-1`, `eusc-de-east-1`, and `ap-southeast-10` once Regions count that far (the
+ * SDK's partition table ends every Region pattern in `-\d+`).
+ */
+export const REGION_CODE = /^[a-z]{2,4}(?:-[a-z]+)+-\d+$/;
+
+export function isRegionCode(value: string): boolean {
+  return REGION_CODE.test(value);
+}
+
 export interface ClusterSnapshot extends ClusterId {
   schemaVersion: 1;
   capturedAt: string;

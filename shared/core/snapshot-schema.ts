@@ -8,7 +8,13 @@
  * Pure: no I/O, no clock. `parseSnapshotJson` never throws and never echoes its input.
  */
 
-import { ACCESS_ENTRY_TYPES, AUTHENTICATION_MODES, type ClusterSnapshot, COMPUTE_KINDS } from './model.ts';
+import {
+  ACCESS_ENTRY_TYPES,
+  AUTHENTICATION_MODES,
+  type ClusterSnapshot,
+  COMPUTE_KINDS,
+  REGION_CODE,
+} from './model.ts';
 import * as z from './zod-mini.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -218,9 +224,7 @@ export const clusterSnapshotSchema = z.strictObject({
   schemaVersion: z.literal(1),
   capturedAt: timestampSchema,
   accountId: z.string().check(z.regex(/^\d{12}$/, 'expected a 12-digit AWS account ID')),
-  region: z
-    .string()
-    .check(z.regex(/^[a-z]{2}(?:-[a-z]+)+-\d+$/, 'expected an AWS Region code such as eu-west-1')),
+  region: z.string().check(z.regex(REGION_CODE, 'expected an AWS Region code such as eu-west-1')),
   clusterName: z
     .string()
     .check(

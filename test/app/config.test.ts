@@ -32,6 +32,14 @@ describe('loadConfig', () => {
     expect(config.slackWebhookParameter).toBe('/eks-auth-sentinel/slack-webhook');
   });
 
+  it('accepts every shape of AWS Region code, GovCloud and two-digit numbers included', () => {
+    const config = loadConfig({
+      ...VALID_ENV,
+      SENTINEL_REGIONS: 'us-gov-west-1,ap-southeast-10,eusc-de-east-1',
+    });
+    expect(config.regions).toEqual(['us-gov-west-1', 'ap-southeast-10', 'eusc-de-east-1']);
+  });
+
   it('reports every problem at once: missing required values, bad values and unknown SENTINEL_ keys', () => {
     const problems = problemsOf({
       SENTINEL_REGIONS: 'eu-west-1,mars-north-9x',
