@@ -154,7 +154,7 @@ export async function handleEksEvent(
     let staleSources: string[] = [];
     if (previous.value === undefined) {
       basis = 'bootstrap-capture';
-      before = await captureSnapshot(blindReaders(deps), { region, clusterName, accountId });
+      before = await captureSnapshot(blindReaders(deps), key);
     } else {
       basis = 'stored-snapshot';
       // aws-auth with the remembered endpoint, unless it changed or was not known.

@@ -22,6 +22,7 @@ import {
   type AccessScope,
   AUTHENTICATION_MODES,
   type AuthenticationMode,
+  type ClusterId,
 } from './model.ts';
 import { formatJsonPath, toOneLine } from './snapshot-schema.ts';
 import * as z from './zod-mini.ts';
@@ -44,18 +45,15 @@ export const CLOUDTRAIL_DETAIL_TYPE = 'AWS API Call via CloudTrail';
 export const EKS_EVENT_SOURCE = 'aws.eks';
 
 export type EksEventParse =
-  | {
+  | (ClusterId & {
       kind: 'change';
       change: Change;
       eventId: string;
       eventName: HandledEksEventName;
       eventTime: string;
-      clusterName: string;
-      region: string;
-      accountId: string;
       /** `userIdentity.arn` of the caller, when the record has one. */
       actor?: string;
-    }
+    })
   | { kind: 'ignored'; reason: string; eventId?: string; eventName?: string }
   | { kind: 'invalid'; reason: string };
 
