@@ -7,7 +7,7 @@ import type { AccessEntry, ClusterSnapshot, ComputeNode, Finding } from '../../s
 import { SimulationError } from '../../shared/core/simulate.ts';
 import { buildSnapshot } from '../fakes/snapshot-builder.ts';
 
-const RUNS = 10_000;
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 10_000);
 const ACCOUNT = '111122223333';
 const roleNames = ['node-a', 'node-b', 'fargate-x', 'admin', 'team/pathy', 'Node-A'];
 const roleArn = fc.constantFrom(...roleNames.map((n) => `arn:aws:iam::${ACCOUNT}:role/${n}`));

@@ -102,7 +102,7 @@ describe('renderers (property)', () => {
           expect(out.length).toBeLessThanOrEqual(opts.maxChars);
           expect(hasOpenFence(out)).toBe(false);
         }),
-        { numRuns: 10_000 },
+        { numRuns: Number(process.env.PROPERTY_RUNS ?? 10_000) },
       );
     });
   }
