@@ -18,7 +18,6 @@ import type { CliIo } from './io.ts';
 import { obtainSnapshot, runReport, runSnapshot } from './live.ts';
 import { clusterOf, EXIT, exitFor, renderOptions } from './output.ts';
 import { renderRuleCatalog } from './rules-catalog.ts';
-import { resolveWhatIf } from './whatif-change.ts';
 
 export type { CliIo, LiveIo, LocalSnapshotStore } from './io.ts';
 
@@ -68,6 +67,8 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     }
     case 'whatif': {
       const { snapshot, where } = await obtainSnapshot(io, args.source);
+      // Loaded here: the CloudTrail parser and its schemas serve only `whatif`.
+      const { resolveWhatIf } = await import('./whatif-change.ts');
       const resolved = await resolveWhatIf(io, args.request, snapshot, where);
       if (resolved.kind === 'ignored') {
         io.stdout(
