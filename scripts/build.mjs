@@ -1,19 +1,31 @@
 // Bundles the CLI with esbuild (Node 20+, ESM): dist/cli.js is the entry (the `bin`), and what it
 // loads only on demand — the live adapters (AWS SDK clients, @kubernetes/client-node), imported by
-// node-io.ts when a live command runs — goes into chunks under dist/cli-chunks/. A file-only command
-// (assess --snapshot, diff, whatif --snapshot, rules, demo) loads the entry and never the chunks.
+// node-io.ts when a live command runs, and the CloudTrail parser of `whatif --event` — goes into
+// chunks under dist/cli-chunks/. A file-only command loads the entry and its few shared chunks.
+// `--outdir DIR` builds elsewhere; `--single-file` builds the one-file bundle of before the split
+// (bench/cli-start.ts measures it side by side).
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 
-// Chunk names carry a content hash: drop the previous build's so dist/ holds one build's chunks.
-rmSync('dist/cli-chunks', { recursive: true, force: true });
+const { values } = parseArgs({
+  options: {
+    outdir: { type: 'string', default: 'dist' },
+    'single-file': { type: 'boolean', default: false },
+  },
+});
+const splitting = !values['single-file'];
+
+// Chunk names carry a content hash: drop the previous build's so the directory holds one build's chunks.
+rmSync(join(values.outdir, 'cli-chunks'), { recursive: true, force: true });
 
 await build({
   entryPoints: { cli: 'shared/cli/main.ts' },
-  outdir: 'dist',
+  outdir: values.outdir,
   chunkNames: 'cli-chunks/[name]-[hash]',
   bundle: true,
-  splitting: true,
+  splitting,
   platform: 'node',
   target: 'node20',
   format: 'esm',
