@@ -7,6 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { benchCapture, captureMarkdown } from './capture.ts';
+import { benchCliStart, cliStartMarkdown } from './cli-start.ts';
 import { benchColdStart, buildBundles, coldStartMarkdown } from './cold-start.ts';
 import { benchEngine, engineMarkdown } from './engine.ts';
 import { benchEventToAlert, eventToAlertMarkdown } from './event-to-alert.ts';
@@ -37,6 +38,11 @@ const SECTIONS: Section[] = [
     id: 'event-to-alert',
     title: 'Event to alert: onEksEvent from a DeleteNodegroup record to the Slack message, 20 ms per call',
     run: async () => eventToAlertMarkdown(await benchEventToAlert(await functionBundles())),
+  },
+  {
+    id: 'cli-start',
+    title: 'CLI start: a file-only `assess --snapshot` vs a bare `node -e 0`',
+    run: () => cliStartMarkdown(benchCliStart()),
   },
 ];
 

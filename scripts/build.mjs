@@ -1,16 +1,38 @@
-// Bundles the CLI into dist/cli.js with esbuild (one file, Node 20+, ESM).
+// Bundles the CLI with esbuild (Node 20+, ESM): dist/cli.js is the entry (the `bin`), and what it
+// loads only on demand — the live adapters (AWS SDK clients, @kubernetes/client-node), imported by
+// node-io.ts when a live command runs, and the CloudTrail parser of `whatif --event` — goes into
+// chunks under dist/cli-chunks/. A file-only command loads the entry and its few shared chunks.
+// `--outdir DIR` builds elsewhere; `--single-file` builds the one-file bundle of before the split
+// (bench/cli-start.ts measures it side by side).
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
+
+const { values } = parseArgs({
+  options: {
+    outdir: { type: 'string', default: 'dist' },
+    'single-file': { type: 'boolean', default: false },
+  },
+});
+const splitting = !values['single-file'];
+
+// Chunk names carry a content hash: drop the previous build's so the directory holds one build's chunks.
+rmSync(join(values.outdir, 'cli-chunks'), { recursive: true, force: true });
 
 await build({
   entryPoints: { cli: 'shared/cli/main.ts' },
-  outdir: 'dist',
+  outdir: values.outdir,
+  chunkNames: 'cli-chunks/[name]-[hash]',
   bundle: true,
+  splitting,
   platform: 'node',
   target: 'node20',
   format: 'esm',
   sourcemap: 'linked',
   logLevel: 'warning',
   banner: {
-    js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+    // Every output file is a module of its own: each gets `require` for the CommonJS it bundles.
+    js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
   },
 });

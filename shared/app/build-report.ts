@@ -121,22 +121,28 @@ async function reportOne(
   } catch (error) {
     return { ...base, findings: [], whatIf: [], error: safeErrorMessage(error) };
   }
-  const options = { trigger: 'manual' as const, monitorPrincipalArn: settings.monitorPrincipalArn };
-  const current = snapshot;
   return {
     ...base,
-    capturedAt: current.capturedAt,
-    findings: assessSnapshot(current, options),
-    whatIf: deletionWhatIfs(current, options),
+    capturedAt: snapshot.capturedAt,
+    ...assessWithWhatIfs(snapshot, deletionChanges(snapshot), settings),
   };
 }
 
-/** The what-if of every node group and Fargate profile deletion of a snapshot (`deletionChanges`). */
-export function deletionWhatIfs(snapshot: ClusterSnapshot, options: EvaluateOptions = {}): WhatIfReport[] {
-  return deletionChanges(snapshot).map((change) => {
-    const result = whatIf(snapshot, change, { ...options, trigger: 'whatif' });
-    return { change, label: describeChange(change), effects: result.effects, findings: result.findings };
-  });
+/** The state findings of one snapshot and a what-if for each of `changes` (the CLI's report and demo too). */
+export function assessWithWhatIfs(
+  snapshot: ClusterSnapshot,
+  changes: readonly Change[],
+  options: Pick<EvaluateOptions, 'monitorPrincipalArn'> = {},
+): Pick<ClusterReport, 'findings' | 'whatIf'> {
+  const engine =
+    options.monitorPrincipalArn === undefined ? {} : { monitorPrincipalArn: options.monitorPrincipalArn };
+  return {
+    findings: assessSnapshot(snapshot, { ...engine, trigger: 'manual' }),
+    whatIf: changes.map((change) => {
+      const result = whatIf(snapshot, change, { ...engine, trigger: 'whatif' });
+      return { change, label: describeChange(change), effects: result.effects, findings: result.findings };
+    }),
+  };
 }
 
 export function renderReportMarkdown(

@@ -1,71 +1,25 @@
 /**
  * Command-line parsing: `node:util` parseArgs in strict mode over every option, then a check that
- * each option given belongs to the command. Every mistake is a `CliError` with one clear line.
+ * each option given belongs to the command (both from the option table in options.ts). Every
+ * mistake is a `CliError` with one clear line.
  */
 import { parseArgs } from 'node:util';
-import {
-  AUTHENTICATION_MODES,
-  type AuthenticationMode,
-  isRegionCode,
-  SEVERITIES,
-  type Severity,
-} from '../core/model.ts';
+import { AUTHENTICATION_MODES, type AuthenticationMode, isRegionCode } from '../core/model.ts';
 import { RENDER_FORMATS, type RenderFormat } from '../core/render/index.ts';
 import { CliError } from './errors.ts';
-
-export const COMMANDS = ['assess', 'diff', 'whatif', 'snapshot', 'report', 'rules', 'demo'] as const;
-export type CommandName = (typeof COMMANDS)[number];
-
-const OPTIONS = {
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'V' },
-  debug: { type: 'boolean' },
-  format: { type: 'string' },
-  'fail-on': { type: 'string' },
-  'max-chars': { type: 'string' },
-  snapshot: { type: 'string' },
-  before: { type: 'string' },
-  after: { type: 'string' },
-  'delete-nodegroup': { type: 'string' },
-  'delete-fargate-profile': { type: 'string' },
-  'delete-access-entry': { type: 'string' },
-  'auth-mode': { type: 'string' },
-  event: { type: 'string' },
-  scenarios: { type: 'string' },
-  cluster: { type: 'string' },
-  region: { type: 'string' },
-  all: { type: 'boolean' },
-  out: { type: 'string' },
-  store: { type: 'string' },
-  concurrency: { type: 'string' },
-} as const;
-
-type OptionName = keyof typeof OPTIONS;
-
-const GLOBAL: readonly OptionName[] = ['help', 'version', 'debug', 'format'];
-const REPORTING: readonly OptionName[] = ['fail-on', 'max-chars'];
-
-export const WHATIF_CHANGES = [
-  'delete-nodegroup',
-  'delete-fargate-profile',
-  'delete-access-entry',
-  'auth-mode',
-  'event',
-] as const;
-export type WhatIfChangeOption = (typeof WHATIF_CHANGES)[number];
-
-const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
-  assess: ['snapshot', 'cluster', 'region', ...REPORTING],
-  diff: ['before', 'after', ...REPORTING],
-  whatif: ['snapshot', 'cluster', 'region', ...WHATIF_CHANGES, ...REPORTING],
-  snapshot: ['cluster', 'region', 'all', 'out', 'store', 'concurrency'],
-  report: ['cluster', 'region', 'concurrency', ...REPORTING],
-  rules: [],
-  demo: ['scenarios', ...REPORTING],
-};
-
-export const FAIL_ON_VALUES = [...SEVERITIES, 'none'] as const;
-export type FailOn = Severity | 'none';
+import {
+  COMMAND_OPTIONS,
+  COMMANDS,
+  type CommandName,
+  DEFAULT_CLUSTER_CONCURRENCY,
+  FAIL_ON_VALUES,
+  type FailOn,
+  GLOBAL,
+  MAX_CLUSTER_CONCURRENCY,
+  OPTIONS,
+  type OptionName,
+  WHATIF_CHANGES,
+} from './options.ts';
 
 export interface CommonArgs {
   format: RenderFormat;
@@ -89,10 +43,6 @@ export type SnapshotSource =
 
 /** Where `snapshot` writes: one file (`-` is stdout), or the local directory store. */
 export type SnapshotDestination = { kind: 'file'; path: string } | { kind: 'store'; dir: string | undefined };
-
-/** Clusters in flight at once for `report` and `snapshot --all` unless --concurrency says otherwise. */
-export const DEFAULT_CLUSTER_CONCURRENCY = 4;
-export const MAX_CLUSTER_CONCURRENCY = 32;
 
 export type ParsedArgs =
   | { kind: 'help'; command?: CommandName }
@@ -412,105 +362,4 @@ export function parseCommandLine(
     case 'demo':
       return { kind: 'demo', scenarios: values.scenarios, ...common };
   }
-}
-
-const USAGE = `eks-auth-sentinel — drift monitor for Amazon EKS cluster authentication
-
-Usage:
-  eks-auth-sentinel assess   (--snapshot FILE | --cluster NAME --region R)
-  eks-auth-sentinel diff     --before FILE --after FILE
-  eks-auth-sentinel whatif   (--snapshot FILE | --cluster NAME --region R) (--delete-nodegroup NAME |
-                             --delete-fargate-profile NAME | --delete-access-entry ARN | --auth-mode MODE |
-                             --event CLOUDTRAIL.json)
-  eks-auth-sentinel snapshot (--cluster NAME --region R [--out FILE] | --all --region R[,R2]) [--store DIR]
-  eks-auth-sentinel report   [--cluster NAME] --region R[,R2]
-  eks-auth-sentinel rules
-  eks-auth-sentinel demo    [--scenarios DIR]
-  eks-auth-sentinel help [COMMAND]
-
-Options:
-  --format text|markdown|json   output format (default: text)
-  --fail-on SEVERITY            exit 1 when a finding is at or above it: critical|high|medium|low|info|none
-                                (default: critical for assess, diff, whatif and report; none for demo)
-  --max-chars N                 bound the report's size; the most severe findings are kept whole
-  --debug                       show the stack trace of an internal error
-  -h, --help                    show help
-  -V, --version                 show the version
-
-Live commands (snapshot, report, --cluster) read AWS with your credentials (the SDK's default
-chain: environment, profile, SSO, instance role) and endpoints (AWS_ENDPOINT_URL_EKS, _EC2, _IAM,
-_STS), and the cluster's Kubernetes API with an EKS token made from them. --region defaults to
-AWS_REGION, then AWS_DEFAULT_REGION.
-
-Exit codes: 0 nothing at or above the threshold, 1 findings at or above it, 2 bad usage or input,
-or a cluster or Region that could not be read at all (1 wins when both apply), 3 internal error.
-Colour only on a terminal, and never with NO_COLOR set.
-`;
-
-const COMMAND_HELP: Record<CommandName, string> = {
-  assess: `eks-auth-sentinel assess (--snapshot FILE | --cluster NAME --region R) [--format F] [--fail-on S]
-                         [--max-chars N]
-
-Evaluates every rule against one ClusterSnapshot (JSON, schemaVersion 1) and prints the findings.
-With --cluster, captures the cluster live first (nothing is written).
-Exits 1 when a finding is at or above --fail-on (default: critical); 2 when the cluster cannot be
-read at all (the line names the operation and the missing permission).
-`,
-  diff: `eks-auth-sentinel diff --before FILE --after FILE [--format F] [--fail-on S] [--max-chars N]
-
-Compares two snapshots of the same cluster: what was removed, what lost access, and why.
-Exits 1 when a finding is at or above --fail-on (default: critical).
-`,
-  whatif: `eks-auth-sentinel whatif (--snapshot FILE | --cluster NAME --region R) CHANGE [--format F]
-                         [--fail-on S] [--max-chars N]
-
-Simulates one change with EKS's documented side effects and prints who would lose access.
-CHANGE is exactly one of:
-  --delete-nodegroup NAME         delete a managed node group
-  --delete-fargate-profile NAME   delete a Fargate profile
-  --delete-access-entry ARN       delete an access entry
-  --auth-mode MODE                switch the authentication mode: ${AUTHENTICATION_MODES.join('|')}
-  --event CLOUDTRAIL.json         replay an EKS CloudTrail record (or its EventBridge event)
-With --cluster, captures the cluster live first (nothing is written).
-Exits 1 when the change causes a finding at or above --fail-on (default: critical).
-`,
-  snapshot: `eks-auth-sentinel snapshot --cluster NAME --region R [--out FILE | --store DIR]
-eks-auth-sentinel snapshot --all --region R[,R2] [--store DIR] [--concurrency N]
-
-Captures clusters live into ClusterSnapshot JSON (EKS, EC2, IAM and the Kubernetes API, read-only).
-  --out FILE       write the one snapshot to FILE (- for stdout)
-  --store DIR      write into the local store (default .sentinel/snapshots):
-                   DIR/<account>/<region>/<cluster>.json, the one before kept as <cluster>.prev.json
-                   (eks-auth-sentinel diff --before …/<cluster>.prev.json --after …/<cluster>.json)
-  --all            every cluster of the Regions (ListClusters), N at a time (default ${DEFAULT_CLUSTER_CONCURRENCY})
-Files are written whole or not at all (temporary file, then rename). A source that cannot be read
-is recorded as such in the snapshot. Prints one line per file written.
-Exits 0 when every cluster was written, 2 when a cluster or Region could not be read at all (one
-line each on stderr: which operation failed and which permission is missing), the others written.
-`,
-  report: `eks-auth-sentinel report [--cluster NAME] --region R[,R2] [--format F] [--fail-on S] [--max-chars N]
-                         [--concurrency N]
-
-Live report: lists the clusters of the Regions (or takes the one named), captures each (N at a
-time, default ${DEFAULT_CLUSTER_CONCURRENCY}), assesses it and simulates deleting each of its node groups and Fargate
-profiles. On a terminal, stderr shows a progress line per cluster; stdout holds only the report.
-A cluster that cannot be read does not stop the others: it is listed in the report and on stderr
-(one line: the operation that failed and the permission it needs).
-Exit codes: 1 when a finding (assessment or what-if) is at or above --fail-on (default: critical);
-otherwise 2 when a cluster or Region could not be read at all; otherwise 0. With --fail-on none,
-only an unreadable cluster makes it non-zero.
-`,
-  rules: `eks-auth-sentinel rules [--format text|markdown|json]
-
-Lists the rule catalog; --format markdown prints the README's table.
-`,
-  demo: `eks-auth-sentinel demo [--scenarios DIR] [--format F] [--fail-on S]
-
-Assesses every scenario (DIR/*.json, default: the package's scenarios/) and, for scenarios whose
-name starts with "a-", simulates deleting each node group. Exits 0 unless --fail-on is given.
-`,
-};
-
-export function helpText(command?: CommandName): string {
-  return command === undefined ? USAGE : COMMAND_HELP[command];
 }

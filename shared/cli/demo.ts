@@ -1,19 +1,19 @@
 /**
  * `demo`: every scenario of a directory (default: the package's scenarios/), assessed, and for
- * incident-a scenarios (`a-*.json`) every node group's deletion simulated. A compact report per
+ * incident-a scenarios (`a-*.json`) every node group's deletion simulated, for incident-e ones
+ * (`e-*.json`) the switch to API; both through `assessWithWhatIfs` like the report. A compact report per
  * scenario; exit 0 unless --fail-on is given (2 when a scenario file cannot be read).
  */
 import { join } from 'node:path';
-import { describeChange } from '../core/change.ts';
-import { assessSnapshot, type WhatIfResult, whatIf } from '../core/engine.ts';
-import type { Finding } from '../core/model.ts';
-import { renderFindings, toJsonReport } from '../core/render/index.ts';
+import { assessWithWhatIfs } from '../app/build-report.ts';
+import { type Change, deletionChanges } from '../core/change.ts';
+import type { ClusterSnapshot, Finding } from '../core/model.ts';
 import type { ParsedArgs } from './args.ts';
+import { allFindings, clusterJson, renderClusterBlock } from './cluster-report.ts';
 import { CliError, formatErrorLine, isCliError } from './errors.ts';
 import { loadSnapshot } from './inputs.ts';
 import type { CliIo } from './io.ts';
-import { clusterOf, EXIT, exitFor, renderOptions } from './output.ts';
-import { resolveWhatIf } from './whatif-change.ts';
+import { clusterOf, EXIT, exitFor } from './output.ts';
 
 type DemoArgs = Extract<ParsedArgs, { kind: 'demo' }>;
 
@@ -30,6 +30,15 @@ async function listScenarios(io: CliIo, dir: string): Promise<string[]> {
   const files = names.filter((n) => n.endsWith('.json')).sort();
   if (files.length === 0) throw new CliError(`no scenarios (*.json) in ${dir}`);
   return files;
+}
+
+/** What the demo simulates: every node group's deletion (a-*), the switch to API (e-*). */
+function demoChanges(name: string, snapshot: ClusterSnapshot): Change[] {
+  if (name.startsWith('a-')) return deletionChanges(snapshot).filter((c) => c.kind === 'delete-nodegroup');
+  if (name.startsWith('e-') && snapshot.cluster.authenticationMode !== 'API') {
+    return [{ kind: 'set-auth-mode', mode: 'API' }];
+  }
+  return [];
 }
 
 export async function runDemo(args: DemoArgs, io: CliIo): Promise<number> {
@@ -52,64 +61,18 @@ export async function runDemo(args: DemoArgs, io: CliIo): Promise<number> {
       continue;
     }
     const cluster = clusterOf(snapshot);
-    const assessed = assessSnapshot(snapshot, { trigger: 'manual' });
-    const simulations: WhatIfResult[] = [];
-    if (name.startsWith('a-') && snapshot.nodegroups.status === 'ok') {
-      for (const group of snapshot.nodegroups.data) {
-        const resolved = await resolveWhatIf(
-          io,
-          { option: 'delete-nodegroup', value: group.name },
-          snapshot,
-          path,
-        );
-        if (resolved.kind === 'change')
-          simulations.push(whatIf(snapshot, resolved.change, { trigger: 'whatif' }));
-      }
-    }
-    if (name.startsWith('e-') && snapshot.cluster.authenticationMode !== 'API') {
-      simulations.push(whatIf(snapshot, { kind: 'set-auth-mode', mode: 'API' }, { trigger: 'whatif' }));
-    }
-    all.push(...assessed, ...simulations.flatMap((s) => s.findings));
+    const assessed = assessWithWhatIfs(snapshot, demoChanges(name, snapshot));
+    all.push(...allFindings(assessed));
 
     if (args.format === 'json') {
-      json.push({
-        scenario: name,
-        file: path,
-        assessment: toJsonReport(assessed, { cluster }),
-        whatIf: simulations.map((s) =>
-          toJsonReport(s.findings, { cluster, change: describeChange(s.change), effects: s.effects }),
-        ),
-      });
+      json.push({ scenario: name, file: path, ...clusterJson(cluster, assessed) });
       continue;
     }
-    const sections = [
-      renderFindings(
-        args.format,
-        assessed,
-        renderOptions(io, args, { title: 'Assessment', cluster, compact: true }),
-      ),
-      ...simulations.map((s) =>
-        renderFindings(
-          args.format,
-          s.findings,
-          renderOptions(io, args, {
-            title: 'What-if',
-            cluster,
-            change: describeChange(s.change),
-            effects: s.effects,
-            // a predicted outage is shown whole: who loses access and the fix to paste
-            compact: !s.findings.some((f) => f.severity === 'critical'),
-          }),
-        ),
-      ),
-    ];
     const heading =
       args.format === 'markdown'
         ? `# Scenario \`${name}\` — cluster \`${cluster.name}\` (account ${cluster.accountId}, region ${cluster.region})\n\n`
         : `${index > 0 ? '\n' : ''}=== Scenario ${name} — cluster ${cluster.name} (account ${cluster.accountId}, region ${cluster.region}) ===\n`;
-    io.stdout(
-      `${heading}${sections.map((s) => s.trimEnd()).join(args.format === 'markdown' ? '\n\n' : '\n')}\n`,
-    );
+    io.stdout(renderClusterBlock(io, args, heading, cluster, assessed));
   }
 
   if (args.format === 'json') io.stdout(`${JSON.stringify({ scenarios: json }, null, 2)}\n`);

@@ -5,18 +5,19 @@
  * stops the other clusters.
  */
 import { safeErrorMessage } from '../adapters/errors.ts';
+import { assessWithWhatIfs } from '../app/build-report.ts';
 import { type CaptureOutcome, captureSnapshot, captureSnapshots } from '../app/capture-snapshot.ts';
 import { listClusters } from '../app/list-clusters.ts';
-import { deletionChanges, describeChange } from '../core/change.ts';
-import { assessSnapshot, type WhatIfResult, whatIf } from '../core/engine.ts';
-import type { ClusterSnapshot, Finding } from '../core/model.ts';
-import { countBySeverity, renderFindings, toJsonReport } from '../core/render/index.ts';
+import { deletionChanges } from '../core/change.ts';
+import type { ClusterSnapshot } from '../core/model.ts';
+import { countBySeverity } from '../core/render/index.ts';
 import type { CaptureTarget } from '../ports.ts';
 import type { ParsedArgs, SnapshotSource } from './args.ts';
+import { type Assessed, allFindings, clusterJson, renderClusterBlock } from './cluster-report.ts';
 import { CliError, formatErrorLine } from './errors.ts';
 import { loadSnapshot } from './inputs.ts';
 import type { CliIo, LiveIo } from './io.ts';
-import { clusterOf, EXIT, exitFor, renderOptions } from './output.ts';
+import { clusterOf, EXIT, exitFor } from './output.ts';
 
 type SnapshotArgs = Extract<ParsedArgs, { kind: 'snapshot' }>;
 type ReportArgs = Extract<ParsedArgs, { kind: 'report' }>;
@@ -183,51 +184,22 @@ export async function runSnapshot(args: SnapshotArgs, io: CliIo): Promise<number
 // ---------------------------------------------------------------------------------------------
 // report
 
-/** Every node group and Fargate profile deletion of a snapshot, simulated (when the source was read). */
-export function simulateDeletions(snapshot: ClusterSnapshot): WhatIfResult[] {
-  return deletionChanges(snapshot).map((change) => whatIf(snapshot, change, { trigger: 'whatif' }));
-}
-
-interface ClusterReport {
+interface ReportedCluster {
   snapshot: ClusterSnapshot;
-  assessment: Finding[];
-  whatIfs: WhatIfResult[];
+  assessed: Assessed;
 }
 
-function renderCluster(io: CliIo, args: ReportArgs, report: ClusterReport, first: boolean): string {
+function renderCluster(io: CliIo, args: ReportArgs, report: ReportedCluster, first: boolean): string {
   const cluster = clusterOf(report.snapshot);
-  const sections = [
-    renderFindings(
-      args.format,
-      report.assessment,
-      renderOptions(io, args, { title: 'Assessment', cluster, compact: true }),
-    ),
-    ...report.whatIfs.map((w) =>
-      renderFindings(
-        args.format,
-        w.findings,
-        renderOptions(io, args, {
-          title: 'What-if',
-          cluster,
-          change: describeChange(w.change),
-          effects: w.effects,
-          // a predicted outage is shown whole: who loses access and the fix to paste
-          compact: !w.findings.some((f) => f.severity === 'critical'),
-        }),
-      ),
-    ),
-  ];
   const heading =
     args.format === 'markdown'
       ? `# Cluster \`${cluster.name}\` (account ${cluster.accountId}, region ${cluster.region})\n\n`
       : `${first ? '' : '\n'}=== Cluster ${cluster.name} — account ${cluster.accountId}, region ${cluster.region} ===\n`;
-  return `${heading}${sections.map((s) => s.trimEnd()).join(args.format === 'markdown' ? '\n\n' : '\n')}\n`;
+  return renderClusterBlock(io, args, heading, cluster, report.assessed);
 }
 
-function summaryText(reports: ClusterReport[], unreadable: Unreadable[], regions: string[]): string {
-  const counts = countBySeverity(
-    reports.flatMap((r) => [...r.assessment, ...r.whatIfs.flatMap((w) => w.findings)]),
-  );
+function summaryText(reports: ReportedCluster[], unreadable: Unreadable[], regions: string[]): string {
+  const counts = countBySeverity(reports.flatMap((r) => allFindings(r.assessed)));
   const bySeverity = Object.entries(counts)
     .filter(([, n]) => n > 0)
     .map(([s, n]) => `${n} ${s}`)
@@ -239,15 +211,9 @@ function summaryText(reports: ClusterReport[], unreadable: Unreadable[], regions
 
 export async function runReport(args: ReportArgs, io: CliIo): Promise<number> {
   const capture = await captureAll(io, args);
-  const reports: ClusterReport[] = capture.outcomes.flatMap((o) =>
+  const reports: ReportedCluster[] = capture.outcomes.flatMap((o) =>
     o.ok
-      ? [
-          {
-            snapshot: o.snapshot,
-            assessment: assessSnapshot(o.snapshot, { trigger: 'manual' }),
-            whatIfs: simulateDeletions(o.snapshot),
-          },
-        ]
+      ? [{ snapshot: o.snapshot, assessed: assessWithWhatIfs(o.snapshot, deletionChanges(o.snapshot)) }]
       : [],
   );
   const { unreadable } = capture;
@@ -259,13 +225,7 @@ export async function runReport(args: ReportArgs, io: CliIo): Promise<number> {
       regions: args.regions,
       clusters: reports.map((r) => {
         const cluster = clusterOf(r.snapshot);
-        return {
-          cluster,
-          assessment: toJsonReport(r.assessment, { cluster }),
-          whatIf: r.whatIfs.map((w) =>
-            toJsonReport(w.findings, { cluster, change: describeChange(w.change), effects: w.effects }),
-          ),
-        };
+        return { cluster, ...clusterJson(cluster, r.assessed) };
       }),
       unreadable,
     };
@@ -283,7 +243,7 @@ export async function runReport(args: ReportArgs, io: CliIo): Promise<number> {
     io.stdout(parts.join(args.format === 'markdown' ? '\n' : ''));
   }
 
-  const all = reports.flatMap((r) => [...r.assessment, ...r.whatIfs.flatMap((w) => w.findings)]);
+  const all = reports.flatMap((r) => allFindings(r.assessed));
   const byFindings = exitFor(all, args.failOn ?? 'critical');
   if (byFindings !== EXIT.ok) return byFindings;
   return unreadable.length > 0 ? EXIT.usage : EXIT.ok;

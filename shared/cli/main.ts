@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /** Entry point of the `eks-auth-sentinel` command (bundled to dist/cli.js). */
 import { createNodeIo } from './node-io.ts';
 import { runCli } from './run-cli.ts';

@@ -1,8 +1,9 @@
 /** What every report command shares: exit codes, the threshold, colour and render options. */
 import { atLeast, type ClusterRef, type ClusterSnapshot, clusterRefOf, type Finding } from '../core/model.ts';
 import type { RenderOptions } from '../core/render/index.ts';
-import type { CommonArgs, FailOn } from './args.ts';
+import type { CommonArgs } from './args.ts';
 import type { CliIo } from './io.ts';
+import type { FailOn } from './options.ts';
 
 export const EXIT = { ok: 0, findings: 1, usage: 2, internal: 3 } as const;
 

@@ -9,15 +9,15 @@ import { describeChange } from '../core/change.ts';
 import { assessSnapshot, diffSnapshots, whatIf } from '../core/engine.ts';
 import { renderFindings } from '../core/render/index.ts';
 import { RULES } from '../core/rules/registry.ts';
-import { helpText, type ParsedArgs, parseCommandLine } from './args.ts';
+import { type ParsedArgs, parseCommandLine } from './args.ts';
 import { runDemo } from './demo.ts';
 import { CliError, formatErrorLine, isCliError } from './errors.ts';
+import { helpText } from './help.ts';
 import { loadSnapshot, parseJsonText, readInput } from './inputs.ts';
 import type { CliIo } from './io.ts';
 import { obtainSnapshot, runReport, runSnapshot } from './live.ts';
 import { clusterOf, EXIT, exitFor, renderOptions } from './output.ts';
 import { renderRuleCatalog } from './rules-catalog.ts';
-import { resolveWhatIf } from './whatif-change.ts';
 
 export type { CliIo, LiveIo, LocalSnapshotStore } from './io.ts';
 
@@ -67,6 +67,8 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     }
     case 'whatif': {
       const { snapshot, where } = await obtainSnapshot(io, args.source);
+      // Loaded here: the CloudTrail parser and its schemas serve only `whatif`.
+      const { resolveWhatIf } = await import('./whatif-change.ts');
       const resolved = await resolveWhatIf(io, args.request, snapshot, where);
       if (resolved.kind === 'ignored') {
         io.stdout(

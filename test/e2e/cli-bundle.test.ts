@@ -1,5 +1,5 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,6 +107,26 @@ describe('the bundled CLI (dist/cli.js)', () => {
     expect(err).toBe('');
     expect(code).toBe(0);
     expect(out).toContain('=== Scenario a-karpenter-shares-last-nodegroup-role');
+  });
+
+  it('runs a file-only command without the live chunks: only a live command loads them', () => {
+    const copy = join(work, 'without-live');
+    cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
+    cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
+    const live = readdirSync(join(copy, 'dist', 'cli-chunks')).filter((f) => /^live-.*\.js$/.test(f));
+    expect(live).toHaveLength(1);
+    for (const f of live) rmSync(join(copy, 'dist', 'cli-chunks', f));
+    const bin = join(copy, 'dist', 'cli.js');
+    const assess = spawnSync(process.execPath, [bin, 'assess', '--snapshot', KARPENTER, '--format', 'json'], {
+      encoding: 'utf8',
+    });
+    expect(assess.stderr).toBe('');
+    expect(JSON.parse(assess.stdout)).toHaveProperty('findings');
+    const report = spawnSync(process.execPath, [bin, 'report', '--region', 'eu-west-1'], {
+      encoding: 'utf8',
+    });
+    expect(report.status).toBe(3);
+    expect(report.stderr).toContain('live-');
   });
 
   it('exits 1 for a what-if that leaves Karpenter nodes without access', () => {

@@ -1,0 +1,171 @@
+/**
+ * Start of the CLI: wall time of a whole `node dist/cli.js …` process (spawn to exit) for a
+ * file-only `assess --snapshot` on a small scenario and for `--version`, against a bare
+ * `node -e 0` and against the same `assess` from the one-file bundle of before the split
+ * (`scripts/build.mjs --single-file`), measured side by side, interleaved, in the same run; plus
+ * the CPU time of each process (Linux) and the bundle's layout (what a file-only command loads,
+ * what is loaded only on demand).
+ * Goal (issue 7): `assess --snapshot` on a small file within 2.5× a bare `node -e 0`.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { median } from './cold-start.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const DIST = join(ROOT, 'dist');
+const RUNS = Number(process.env.BENCH_CLI_RUNS ?? 21);
+const SCENARIO = 'scenarios/healthy-api-mode.json';
+
+interface Case {
+  id: string;
+  label: string;
+  args: string[];
+}
+
+const ASSESS = ['assess', '--snapshot', SCENARIO, '--format', 'json'];
+
+function casesFor(singleFile: string): Case[] {
+  return [
+    { id: 'bare', label: '`node -e 0`', args: ['-e', '0'] },
+    { id: 'version', label: '`node dist/cli.js --version`', args: ['dist/cli.js', '--version'] },
+    { id: 'assess', label: `\`node dist/cli.js ${ASSESS.join(' ')}\``, args: ['dist/cli.js', ...ASSESS] },
+    {
+      id: 'single',
+      label: 'the same `assess`, one-file bundle (before the split)',
+      args: [singleFile, ...ASSESS],
+    },
+  ];
+}
+
+export interface CliStartRow {
+  id: string;
+  label: string;
+  runsMs: number[];
+  medianMs: number;
+  ratio: number;
+  /** Mean CPU time (user + system) of one process; undefined where /proc is not there. */
+  cpuMs: number | undefined;
+}
+
+export interface CliStartResult {
+  rows: CliStartRow[];
+  /** dist/cli.js and the chunks it imports statically: what every command loads. */
+  entry: Array<{ file: string; bytes: number }>;
+  /** The other chunks: loaded only by a live command (dynamic import). */
+  onDemand: Array<{ file: string; bytes: number }>;
+}
+
+/** CPU time (user + system) of this process's waited-for children, in ms (Linux; 10 ms ticks). */
+function childrenCpuMs(): number | undefined {
+  if (!existsSync('/proc/self/stat')) return undefined;
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[13]) + Number(fields[14])) * 10;
+}
+
+/** One fresh process, spawn to exit, in milliseconds. */
+function measureOnce(c: Case): number {
+  const started = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, c.args, {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
+  });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (r.status !== 0) throw new Error(`${c.args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return ms;
+}
+
+/** The chunks a module imports statically (`import … from "./cli-chunks/…"`), transitively. */
+function staticClosure(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  const text = readFileSync(file, 'utf8');
+  for (const m of text.matchAll(/^(?:import|export)\s[^;]*?from\s*"(\.{1,2}\/[^"]+)"/gms)) {
+    staticClosure(new URL(m[1] as string, pathToFileURL(file)).pathname, seen);
+  }
+  return seen;
+}
+
+function layout(): Pick<CliStartResult, 'entry' | 'onDemand'> {
+  const cli = join(DIST, 'cli.js');
+  const chunks = readdirSync(join(DIST, 'cli-chunks'))
+    .filter((f) => f.endsWith('.js'))
+    .map((f) => join(DIST, 'cli-chunks', f));
+  const loaded = staticClosure(cli);
+  const row = (file: string) => ({ file: file.slice(ROOT.length + 1), bytes: statSync(file).size });
+  return {
+    entry: [cli, ...chunks].filter((f) => loaded.has(f)).map(row),
+    onDemand: chunks.filter((f) => !loaded.has(f)).map(row),
+  };
+}
+
+export function benchCliStart(): CliStartResult {
+  const build = join(ROOT, 'scripts', 'build.mjs');
+  execFileSync(process.execPath, [build], { cwd: ROOT, stdio: 'pipe' });
+  const single = mkdtempSync(join(tmpdir(), 'sentinel-bench-cli-'));
+  try {
+    execFileSync(process.execPath, [build, '--outdir', single, '--single-file'], {
+      cwd: ROOT,
+      stdio: 'pipe',
+    });
+    const cases = casesFor(join(single, 'cli.js'));
+    const runs = new Map<string, number[]>(cases.map((c) => [c.id, []]));
+    const cpu = new Map<string, number>(cases.map((c) => [c.id, 0]));
+    for (const c of cases) measureOnce(c); // warm the file cache; not counted
+    for (let i = 0; i < RUNS; i++) {
+      // Interleaved, in a rotating order: a busy moment of the machine hits every case alike.
+      for (let k = 0; k < cases.length; k++) {
+        const c = cases[(k + i) % cases.length] as Case;
+        const before = childrenCpuMs();
+        runs.get(c.id)?.push(measureOnce(c));
+        const after = childrenCpuMs();
+        if (before !== undefined && after !== undefined) cpu.set(c.id, (cpu.get(c.id) ?? 0) + after - before);
+      }
+    }
+    const bare = median(runs.get('bare') ?? []);
+    const rows = cases.map((c) => {
+      const ms = runs.get(c.id) ?? [];
+      const cpuMs = childrenCpuMs() === undefined ? undefined : (cpu.get(c.id) ?? 0) / RUNS;
+      return { id: c.id, label: c.label, runsMs: ms, medianMs: median(ms), ratio: median(ms) / bare, cpuMs };
+    });
+    return { rows, ...layout() };
+  } finally {
+    rmSync(single, { recursive: true, force: true });
+  }
+}
+
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
+const total = (files: Array<{ bytes: number }>) => files.reduce((n, f) => n + f.bytes, 0);
+
+export function cliStartMarkdown(result: CliStartResult): string {
+  const assess = result.rows.find((r) => r.id === 'assess');
+  const bareCpu = result.rows.find((r) => r.id === 'bare')?.cpuMs;
+  const lines = [
+    `Wall time of one fresh \`node\` (${process.version}) process, spawn to exit, ${RUNS} runs each, interleaved in a rotating order after one uncounted warm-up run each; median. CPU: user + system time of the process (all its threads), mean over the runs, from the kernel's 10 ms ticks. The CLI is built first (\`scripts/build.mjs\`, and \`--single-file\` into a temporary directory for the last row).`,
+    '',
+    '| command | wall (median) | × `node -e 0` | CPU (mean) | × `node -e 0` | runs (ms) |',
+    '|---|---:|---:|---:|---:|---|',
+    ...result.rows.map((r) => {
+      const cpu = r.cpuMs === undefined ? '—' : `${r.cpuMs.toFixed(0)} ms`;
+      const cpuRatio = r.cpuMs === undefined || bareCpu === undefined ? '—' : (r.cpuMs / bareCpu).toFixed(2);
+      return `| ${r.label} | ${r.medianMs.toFixed(0)} ms | ${r.ratio.toFixed(2)} | ${cpu} | ${cpuRatio} | ${r.runsMs.map((x) => x.toFixed(0)).join(', ')} |`;
+    }),
+    '',
+    `Bundle: every command loads ${result.entry.map((f) => `\`${f.file}\` (${kib(f.bytes)})`).join(', ')} — ${kib(total(result.entry))} in all. Loaded only on demand: ${result.onDemand.map((f) => `\`${f.file.replace(/^dist\/cli-chunks\//, '')}\` (${kib(f.bytes)})`).join(', ')} — ${(total(result.onDemand) / 1024 / 1024).toFixed(2)} MiB (\`live-*\` and the chunks it imports: the AWS SDK clients and \`@kubernetes/client-node\`, for \`snapshot\`, \`report\` and \`--cluster\`; \`whatif-change-*\`: the CloudTrail parser, for \`whatif\`).`,
+  ];
+  if (assess) {
+    lines.push(
+      '',
+      `Goal: \`assess --snapshot\` on a small file within 2.5× a bare \`node -e 0\` — **${assess.ratio <= 2.5 ? 'met' : 'missed'}** (${assess.ratio.toFixed(2)}×).`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** `npx tsx bench/cli-start.ts`: this section alone. */
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  process.stdout.write(`${cliStartMarkdown(benchCliStart())}\n`);
+}

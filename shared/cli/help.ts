@@ -1,0 +1,129 @@
+/**
+ * The help text. Option lists are rendered from the option table (`options.ts`) that the parser
+ * uses; the usage lines and prose around them are written here, and a test checks that every
+ * option a usage line names is one the command takes, with the table's placeholder.
+ */
+import {
+  type CommandName,
+  DEFAULT_CLUSTER_CONCURRENCY,
+  OPTIONS,
+  type OptionName,
+  type OptionRow,
+  WHATIF_CHANGES,
+} from './options.ts';
+
+/** A line longer than this puts the option's default on a line of its own. */
+const HELP_WIDTH = 100;
+
+function label(name: OptionName): string {
+  const row: OptionRow = OPTIONS[name];
+  const short = row.short === undefined ? '' : `-${row.short}, `;
+  return `${short}--${name}${row.value === undefined ? '' : ` ${row.value}`}`;
+}
+
+/** `  --name VALUE   description (default: X)`, one row per option, the descriptions aligned. */
+export function optionLines(names: readonly OptionName[]): string {
+  const width = Math.max(...names.map((n) => label(n).length)) + 3;
+  const pad = ' '.repeat(2 + width);
+  return names
+    .map((name) => {
+      const row: OptionRow = OPTIONS[name];
+      const lines = typeof row.description === 'string' ? [row.description] : [...row.description];
+      if (row.defaultText !== undefined) {
+        const fallback = `(default: ${row.defaultText})`;
+        const last = lines.length - 1;
+        if (2 + width + `${lines[last]} ${fallback}`.length <= HELP_WIDTH) lines[last] += ` ${fallback}`;
+        else lines.push(fallback);
+      }
+      const [first, ...rest] = lines;
+      return [`  ${label(name).padEnd(width)}${first}`, ...rest.map((l) => `${pad}${l}`)].join('\n');
+    })
+    .join('\n');
+}
+
+const USAGE = `eks-auth-sentinel — drift monitor for Amazon EKS cluster authentication
+
+Usage:
+  eks-auth-sentinel assess   (--snapshot FILE | --cluster NAME --region R)
+  eks-auth-sentinel diff     --before FILE --after FILE
+  eks-auth-sentinel whatif   (--snapshot FILE | --cluster NAME --region R) (--delete-nodegroup NAME |
+                             --delete-fargate-profile NAME | --delete-access-entry ARN | --auth-mode MODE |
+                             --event CLOUDTRAIL.json)
+  eks-auth-sentinel snapshot (--cluster NAME --region R [--out FILE] | --all --region R[,R2]) [--store DIR]
+  eks-auth-sentinel report   [--cluster NAME] --region R[,R2]
+  eks-auth-sentinel rules
+  eks-auth-sentinel demo    [--scenarios DIR]
+  eks-auth-sentinel help [COMMAND]
+
+Options:
+${optionLines(['format', 'fail-on', 'max-chars', 'debug', 'help', 'version'])}
+
+Live commands (snapshot, report, --cluster) read AWS with your credentials (the SDK's default
+chain: environment, profile, SSO, instance role) and endpoints (AWS_ENDPOINT_URL_EKS, _EC2, _IAM,
+_STS), and the cluster's Kubernetes API with an EKS token made from them. --region defaults to
+AWS_REGION, then AWS_DEFAULT_REGION.
+
+Exit codes: 0 nothing at or above the threshold, 1 findings at or above it, 2 bad usage or input,
+or a cluster or Region that could not be read at all (1 wins when both apply), 3 internal error.
+Colour only on a terminal, and never with NO_COLOR set.
+`;
+
+const COMMAND_HELP: Record<CommandName, string> = {
+  assess: `eks-auth-sentinel assess (--snapshot FILE | --cluster NAME --region R) [--format F] [--fail-on S]
+                         [--max-chars N]
+
+Evaluates every rule against one ClusterSnapshot (JSON, schemaVersion 1) and prints the findings.
+With --cluster, captures the cluster live first (nothing is written).
+Exits 1 when a finding is at or above --fail-on (default: critical); 2 when the cluster cannot be
+read at all (the line names the operation and the missing permission).
+`,
+  diff: `eks-auth-sentinel diff --before FILE --after FILE [--format F] [--fail-on S] [--max-chars N]
+
+Compares two snapshots of the same cluster: what was removed, what lost access, and why.
+Exits 1 when a finding is at or above --fail-on (default: critical).
+`,
+  whatif: `eks-auth-sentinel whatif (--snapshot FILE | --cluster NAME --region R) CHANGE [--format F]
+                         [--fail-on S] [--max-chars N]
+
+Simulates one change with EKS's documented side effects and prints who would lose access.
+CHANGE is exactly one of:
+${optionLines(WHATIF_CHANGES)}
+With --cluster, captures the cluster live first (nothing is written).
+Exits 1 when the change causes a finding at or above --fail-on (default: critical).
+`,
+  snapshot: `eks-auth-sentinel snapshot --cluster NAME --region R [--out FILE | --store DIR]
+eks-auth-sentinel snapshot --all --region R[,R2] [--store DIR] [--concurrency N]
+
+Captures clusters live into ClusterSnapshot JSON (EKS, EC2, IAM and the Kubernetes API, read-only).
+${optionLines(['out', 'store', 'all'])}
+Files are written whole or not at all (temporary file, then rename). A source that cannot be read
+is recorded as such in the snapshot. Prints one line per file written.
+Exits 0 when every cluster was written, 2 when a cluster or Region could not be read at all (one
+line each on stderr: which operation failed and which permission is missing), the others written.
+`,
+  report: `eks-auth-sentinel report [--cluster NAME] --region R[,R2] [--format F] [--fail-on S] [--max-chars N]
+                         [--concurrency N]
+
+Live report: lists the clusters of the Regions (or takes the one named), captures each (N at a
+time, default ${DEFAULT_CLUSTER_CONCURRENCY}), assesses it and simulates deleting each of its node groups and Fargate
+profiles. On a terminal, stderr shows a progress line per cluster; stdout holds only the report.
+A cluster that cannot be read does not stop the others: it is listed in the report and on stderr
+(one line: the operation that failed and the permission it needs).
+Exit codes: 1 when a finding (assessment or what-if) is at or above --fail-on (default: critical);
+otherwise 2 when a cluster or Region could not be read at all; otherwise 0. With --fail-on none,
+only an unreadable cluster makes it non-zero.
+`,
+  rules: `eks-auth-sentinel rules [--format text|markdown|json]
+
+Lists the rule catalog; --format markdown prints the README's table.
+`,
+  demo: `eks-auth-sentinel demo [--scenarios DIR] [--format F] [--fail-on S] [--max-chars N]
+
+Assesses every scenario (DIR/*.json, default: the package's scenarios/) and, for scenarios whose
+name starts with "a-", simulates deleting each node group. Exits 0 unless --fail-on is given.
+`,
+};
+
+export function helpText(command?: CommandName): string {
+  return command === undefined ? USAGE : COMMAND_HELP[command];
+}

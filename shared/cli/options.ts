@@ -1,0 +1,127 @@
+/**
+ * The CLI's option table: every option once (its type for the parser, its value placeholder,
+ * description and default for the help), and per command the options it takes. `args.ts` parses
+ * with it and `help.ts` renders the help from it, so the two cannot drift.
+ */
+import { AUTHENTICATION_MODES, SEVERITIES, type Severity } from '../core/model.ts';
+import { RENDER_FORMATS } from '../core/render/index.ts';
+
+export const COMMANDS = ['assess', 'diff', 'whatif', 'snapshot', 'report', 'rules', 'demo'] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+export const FAIL_ON_VALUES = [...SEVERITIES, 'none'] as const;
+export type FailOn = Severity | 'none';
+
+/** Clusters in flight at once for `report` and `snapshot --all` unless --concurrency says otherwise. */
+export const DEFAULT_CLUSTER_CONCURRENCY = 4;
+export const MAX_CLUSTER_CONCURRENCY = 32;
+
+export interface OptionRow {
+  /** For `node:util` parseArgs (which ignores the other fields). */
+  readonly type: 'string' | 'boolean';
+  readonly short?: string;
+  /** The value's placeholder in the help: FILE, NAME, N. */
+  readonly value?: string;
+  /** One line, or several: the help aligns the later ones under the first. */
+  readonly description: string | readonly string[];
+  /** What applies when the option is not given, as the help states it. */
+  readonly defaultText?: string;
+}
+
+export const OPTIONS = {
+  help: { type: 'boolean', short: 'h', description: 'show help' },
+  version: { type: 'boolean', short: 'V', description: 'show the version' },
+  debug: { type: 'boolean', description: 'show the stack trace of an internal error' },
+  format: {
+    type: 'string',
+    value: RENDER_FORMATS.join('|'),
+    description: 'output format',
+    defaultText: 'text',
+  },
+  'fail-on': {
+    type: 'string',
+    value: 'SEVERITY',
+    description: `exit 1 when a finding is at or above it: ${FAIL_ON_VALUES.join('|')}`,
+    defaultText: 'critical for assess, diff, whatif and report; none for demo',
+  },
+  'max-chars': {
+    type: 'string',
+    value: 'N',
+    description: "bound the report's size; the most severe findings are kept whole",
+  },
+  snapshot: { type: 'string', value: 'FILE', description: 'the ClusterSnapshot JSON to read' },
+  before: { type: 'string', value: 'FILE', description: 'the earlier snapshot' },
+  after: { type: 'string', value: 'FILE', description: 'the later snapshot' },
+  'delete-nodegroup': { type: 'string', value: 'NAME', description: 'delete a managed node group' },
+  'delete-fargate-profile': { type: 'string', value: 'NAME', description: 'delete a Fargate profile' },
+  'delete-access-entry': { type: 'string', value: 'ARN', description: 'delete an access entry' },
+  'auth-mode': {
+    type: 'string',
+    value: 'MODE',
+    description: `switch the authentication mode: ${AUTHENTICATION_MODES.join('|')}`,
+  },
+  event: {
+    type: 'string',
+    value: 'CLOUDTRAIL.json',
+    description: 'replay an EKS CloudTrail record (or its EventBridge event)',
+  },
+  scenarios: {
+    type: 'string',
+    value: 'DIR',
+    description: 'the scenario files (DIR/*.json)',
+    defaultText: "the package's scenarios/",
+  },
+  cluster: { type: 'string', value: 'NAME', description: 'the cluster to read live' },
+  region: {
+    type: 'string',
+    value: 'R',
+    description: 'AWS Region codes, separated by commas',
+    defaultText: 'AWS_REGION, then AWS_DEFAULT_REGION',
+  },
+  all: {
+    type: 'boolean',
+    description: `every cluster of the Regions (ListClusters), N at a time (default ${DEFAULT_CLUSTER_CONCURRENCY})`,
+  },
+  out: { type: 'string', value: 'FILE', description: 'write the one snapshot to FILE (- for stdout)' },
+  store: {
+    type: 'string',
+    value: 'DIR',
+    description: [
+      'write into the local store (default .sentinel/snapshots):',
+      'DIR/<account>/<region>/<cluster>.json, the one before kept as <cluster>.prev.json',
+      '(eks-auth-sentinel diff --before …/<cluster>.prev.json --after …/<cluster>.json)',
+    ],
+  },
+  concurrency: {
+    type: 'string',
+    value: 'N',
+    description: `clusters read at once, 1 to ${MAX_CLUSTER_CONCURRENCY}`,
+    defaultText: String(DEFAULT_CLUSTER_CONCURRENCY),
+  },
+} as const satisfies Record<string, OptionRow>;
+
+export type OptionName = keyof typeof OPTIONS;
+
+/** Options every command takes, in the order the help lists them. */
+export const GLOBAL: readonly OptionName[] = ['help', 'version', 'debug', 'format'];
+const REPORTING: readonly OptionName[] = ['fail-on', 'max-chars'];
+
+export const WHATIF_CHANGES = [
+  'delete-nodegroup',
+  'delete-fargate-profile',
+  'delete-access-entry',
+  'auth-mode',
+  'event',
+] as const;
+export type WhatIfChangeOption = (typeof WHATIF_CHANGES)[number];
+
+/** The options each command takes besides the global ones. */
+export const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
+  assess: ['snapshot', 'cluster', 'region', ...REPORTING],
+  diff: ['before', 'after', ...REPORTING],
+  whatif: ['snapshot', 'cluster', 'region', ...WHATIF_CHANGES, ...REPORTING],
+  snapshot: ['cluster', 'region', 'all', 'out', 'store', 'concurrency'],
+  report: ['cluster', 'region', 'concurrency', ...REPORTING],
+  rules: [],
+  demo: ['scenarios', ...REPORTING],
+};
