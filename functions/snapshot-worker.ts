@@ -10,6 +10,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { runSnapshot } from '../shared/app/run-snapshot.ts';
 import { createStateWiring } from '../shared/app/wiring.ts';
 import { createCaptureWiring } from '../shared/app/wiring-capture.ts';
+import { SentinelError } from '../shared/errors.ts';
 import type { ClusterWorkItem } from '../shared/ports.ts';
 import { coldStartConfig, errorFields, logger, once } from './lib/runtime.ts';
 
@@ -27,8 +28,9 @@ const deps = once(() => {
   };
 });
 
-export class WorkItemError extends Error {
+export class WorkItemError extends SentinelError {
   override readonly name = 'WorkItemError';
+  readonly code = 'invalid-work-item';
 }
 
 export function parseWorkItem(record: SQSRecord): ClusterWorkItem {

@@ -21,8 +21,7 @@
  * account; roles of other accounts are not looked up (GetRole would read the wrong account).
  */
 
-import { mapLimit } from '../adapters/concurrency.ts';
-import { CollectionError, safeErrorMessage } from '../adapters/errors.ts';
+import { mapLimit } from '../core/concurrency.ts';
 import type {
   AccessEntry,
   AwsAuthConfigMap,
@@ -35,6 +34,7 @@ import type {
   Nodegroup,
   Source,
 } from '../core/model.ts';
+import { CollectionError, safeErrorMessage } from '../errors.ts';
 import type {
   CaptureDeps,
   ClusterDescription,

@@ -14,12 +14,13 @@
  * The snapshot is stored after delivery: when delivery throws, the next run diffs against the
  * same previous snapshot again, so a transition finding is never lost.
  */
-import { CollectionError, safeErrorMessage } from '../adapters/errors.ts';
+
 import type { EvaluationScope } from '../core/alerts.ts';
 import type { Change } from '../core/change.ts';
 import { assessSince, clusterUnreadableFinding as unreadableFinding } from '../core/engine.ts';
 import type { ClusterSnapshot, Finding, Trigger } from '../core/model.ts';
 import { principalKey } from '../core/principal.ts';
+import { CollectionError, safeErrorMessage } from '../errors.ts';
 import type { CaptureDeps, Clock, ClusterKey, ClusterWorkItem, SnapshotStore, WorkQueue } from '../ports.ts';
 import { captureSnapshot } from './capture-snapshot.ts';
 

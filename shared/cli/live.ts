@@ -4,7 +4,7 @@
  * in tests). A cluster that cannot be read is one line on stderr naming what failed; it never
  * stops the other clusters.
  */
-import { safeErrorMessage } from '../adapters/errors.ts';
+
 import {
   type CaptureOutcome,
   type CaptureTarget,
@@ -17,6 +17,7 @@ import { describeChange } from '../core/change.ts';
 import { assessSnapshot, type WhatIfResult, whatIf } from '../core/engine.ts';
 import type { ClusterSnapshot, Finding } from '../core/model.ts';
 import { countBySeverity, renderFindings, toJsonReport } from '../core/render/index.ts';
+import { safeErrorMessage } from '../errors.ts';
 import type { ParsedArgs, SnapshotSource } from './args.ts';
 import { CliError, formatErrorLine } from './errors.ts';
 import { loadSnapshot } from './inputs.ts';
