@@ -4,6 +4,8 @@ import { ConfigError } from '../../shared/app/config.ts';
 import { DeliveryError } from '../../shared/app/deliver-alerts.ts';
 import { EventProcessingError } from '../../shared/app/handle-eks-event.ts';
 import { ScheduleError } from '../../shared/app/schedule-clusters.ts';
+import { CliError } from '../../shared/cli/errors.ts';
+import { SimulationError } from '../../shared/core/simulate.ts';
 import {
   AwsApiError,
   CollectionError,
@@ -41,6 +43,8 @@ describe('the error hierarchy', () => {
     ],
     [new ConfigError(['required: x']), 'ConfigError', 'invalid-config'],
     [new ReportRequestError('m'), 'ReportRequestError', 'invalid-request'],
+    [new SimulationError('m'), 'SimulationError', 'invalid-change'],
+    [new CliError('m'), 'CliError', 'usage'],
     [new EventProcessingError('m', { cause }), 'EventProcessingError', 'event-failed'],
     [
       new ScheduleError('m', { enqueued: 0, clusters: [], failedRegions: [] }),
