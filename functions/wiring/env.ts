@@ -1,6 +1,6 @@
 /** What every function's wiring shares, without importing any adapter (keeps bundles apart). */
-import type { AwsClientOptions } from '../adapters/aws-clients.ts';
-import { SentinelError } from '../errors.ts';
+import type { AwsClientOptions } from '../../shared/adapters/aws-clients.ts';
+import { SentinelError } from '../../shared/errors.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
