@@ -1,8 +1,9 @@
 /**
- * onEksEvent — EventBridge rule on the CloudTrail records of DESIGN §6 (async invoke): predict,
- * alert at once, queue follow-ups. Ignored and invalid records are logged and return; a failure
- * is logged and rethrown (the claim on the eventID was released), so EventBridge/Lambda retry and
- * then the DLQ take over. Correlation keys: CloudTrail `eventId` and `cluster`.
+ * onEksEvent — EventBridge rule on the CloudTrail records of
+ * docs/design.md#cloudtrail-events-handled (async invoke): predict, alert at once, queue
+ * follow-ups. Ignored and invalid records are logged and return; a failure is logged and rethrown
+ * (the claim on the eventID was released), so EventBridge/Lambda retry and then the DLQ take
+ * over. Correlation keys: CloudTrail `eventId` and `cluster`.
  * This bundle never contains the EC2 or IAM clients.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
