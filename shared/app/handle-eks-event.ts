@@ -16,7 +16,6 @@
  * On failure the claim is released and the error rethrown, so EventBridge's retry (and then
  * the DLQ) gets a fresh attempt; the alert lifecycle keeps a retry from alerting twice.
  */
-
 import { parseEksEvent } from '../core/cloudtrail.ts';
 import { dedupeFindings, diffSnapshots, whatIf } from '../core/engine.ts';
 import type { ClusterSnapshot, Source, Trigger } from '../core/model.ts';

@@ -14,7 +14,6 @@
  * The snapshot is stored after delivery: when delivery throws, the next run diffs against the
  * same previous snapshot again, so a transition finding is never lost.
  */
-
 import type { EvaluationScope } from '../core/alerts.ts';
 import type { Change } from '../core/change.ts';
 import { assessSince, clusterUnreadableFinding as unreadableFinding } from '../core/engine.ts';

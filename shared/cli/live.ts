@@ -4,7 +4,6 @@
  * in tests). A cluster that cannot be read is one line on stderr naming what failed; it never
  * stops the other clusters.
  */
-
 import {
   type CaptureOutcome,
   type CaptureTarget,
