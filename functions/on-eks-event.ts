@@ -1,16 +1,18 @@
 /**
- * onEksEvent — EventBridge rule on the CloudTrail records of DESIGN §6 (async invoke): predict,
- * alert at once, queue follow-ups. Ignored and invalid records are logged and return; a failure
- * is logged and rethrown (the claim on the eventID was released), so EventBridge/Lambda retry and
- * then the DLQ take over. Correlation keys: CloudTrail `eventId` and `cluster`.
+ * onEksEvent — EventBridge rule on the CloudTrail records of
+ * docs/design.md#cloudtrail-events-handled (async invoke): predict, alert at once, queue
+ * follow-ups. Ignored and invalid records are logged and return; a failure is logged and rethrown
+ * (the claim on the eventID was released), so EventBridge/Lambda retry and then the DLQ take
+ * over. Correlation keys: CloudTrail `eventId` and `cluster`.
  * This bundle never contains the EC2 or IAM clients.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
-import { handleEksEvent } from '../shared/app/handle-eks-event.ts';
-import { createEventWiring } from '../shared/app/wiring-event.ts';
-import { coldStartConfig, errorFields, logger, once } from './lib/runtime.ts';
+import { type HandleEksEventResult, handleEksEvent } from '../shared/app/handle-eks-event.ts';
+import { outcomeLog } from './lib/outcome-log.ts';
+import { coldStartConfig, logger, once } from './lib/runtime.ts';
+import { createEventWiring } from './wiring/event.ts';
 
 const deps = once(() => createEventWiring(coldStartConfig(), process.env));
 
@@ -30,24 +32,26 @@ function correlation(event: CloudTrailEvent): Record<string, string> {
   return keys;
 }
 
-export async function onEvent(event: CloudTrailEvent) {
-  const started = Date.now();
+export async function onEvent(event: CloudTrailEvent): Promise<HandleEksEventResult> {
   logger.appendKeys(correlation(event));
-  try {
-    const result = await handleEksEvent(deps(), event);
-    const level = result.outcome === 'invalid' ? 'warn' : 'info';
-    // `cluster` stays the correlation key (`region/name`).
-    const {
-      cluster: _name,
-      region: _region,
-      ...fields
-    } = result as typeof result & { cluster?: string; region?: string };
-    logger[level]('eks event handled', { ...fields, durationMs: Date.now() - started });
-    return result;
-  } catch (error) {
-    logger.error('eks event failed', { ...errorFields(error), durationMs: Date.now() - started });
-    throw error;
-  }
+  return handleEksEvent(deps(), event);
 }
 
-export const handler = middy(onEvent).use(injectLambdaContext(logger, { resetKeys: true }));
+export const handler = middy(onEvent)
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(
+    outcomeLog<CloudTrailEvent, HandleEksEventResult>({
+      done: 'eks event handled',
+      failed: 'eks event failed',
+      level: (result) => (result.outcome === 'invalid' ? 'warn' : 'info'),
+      // `cluster` stays the correlation key (`region/name`).
+      fields: (result) => {
+        const {
+          cluster: _name,
+          region: _region,
+          ...fields
+        } = result as typeof result & { cluster?: string; region?: string };
+        return fields;
+      },
+    }),
+  );

@@ -6,26 +6,28 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { scheduleClusters } from '../shared/app/schedule-clusters.ts';
-import { accountOfFunctionArn } from '../shared/app/wiring-env.ts';
-import { createSchedulerWiring } from '../shared/app/wiring-scheduler.ts';
-import { coldStartConfig, errorFields, logger, once } from './lib/runtime.ts';
+import { type ScheduleClustersResult, scheduleClusters } from '../shared/app/schedule-clusters.ts';
+import { outcomeLog } from './lib/outcome-log.ts';
+import { coldStartConfig, logger, once } from './lib/runtime.ts';
+import { accountOfFunctionArn } from './wiring/env.ts';
+import { createSchedulerWiring } from './wiring/scheduler.ts';
 
 const deps = once(() => createSchedulerWiring(coldStartConfig(), process.env));
 
-export async function schedule(event: ScheduledEvent, context: Context) {
-  try {
-    const config = coldStartConfig();
-    const result = await scheduleClusters(deps(), {
-      accountId: event.account ?? accountOfFunctionArn(context.invokedFunctionArn),
-      regions: config.regions,
-    });
-    logger.info('clusters scheduled', { scheduled: result });
-    return result;
-  } catch (error) {
-    logger.error('scheduling failed', errorFields(error));
-    throw error;
-  }
+export async function schedule(event: ScheduledEvent, context: Context): Promise<ScheduleClustersResult> {
+  const config = coldStartConfig();
+  return scheduleClusters(deps(), {
+    accountId: event.account ?? accountOfFunctionArn(context.invokedFunctionArn),
+    regions: config.regions,
+  });
 }
 
-export const handler = middy(schedule).use(injectLambdaContext(logger, { resetKeys: true }));
+export const handler = middy(schedule)
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(
+    outcomeLog<ScheduledEvent, ScheduleClustersResult>({
+      done: 'clusters scheduled',
+      failed: 'scheduling failed',
+      fields: (result) => ({ scheduled: result }),
+    }),
+  );

@@ -6,72 +6,35 @@
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { runSnapshot } from '../shared/app/run-snapshot.ts';
-import { createStateWiring } from '../shared/app/wiring.ts';
-import { createCaptureWiring } from '../shared/app/wiring-capture.ts';
-import type { ClusterWorkItem } from '../shared/ports.ts';
-import { coldStartConfig, errorFields, logger, once } from './lib/runtime.ts';
+import { parseWorkItem } from './lib/inputs.ts';
+import { logOutcome } from './lib/outcome-log.ts';
+import { coldStartConfig, logger, once } from './lib/runtime.ts';
+import { createWorkerWiring } from './wiring/worker.ts';
 
-const deps = once(() => {
-  const config = coldStartConfig();
-  const state = createStateWiring(config, process.env);
-  return {
-    capture: createCaptureWiring(),
-    snapshots: state.snapshots,
-    deliver: state.deliver,
-    queue: state.queue,
-    clock: state.clock,
-    monitorPrincipalArn: config.monitorPrincipalArn,
-    followUp: { delaySeconds: config.followUpDelaySeconds, maxAttempts: config.followUpMaxAttempts },
-  };
-});
-
-export class WorkItemError extends Error {
-  override readonly name = 'WorkItemError';
-}
-
-export function parseWorkItem(record: SQSRecord): ClusterWorkItem {
-  let item: unknown;
-  try {
-    item = JSON.parse(record.body);
-  } catch (error) {
-    throw new WorkItemError(`message ${record.messageId} is not JSON`, { cause: error });
-  }
-  const i = item as Partial<ClusterWorkItem> | null;
-  if (
-    typeof i !== 'object' ||
-    i === null ||
-    typeof i.accountId !== 'string' ||
-    typeof i.region !== 'string' ||
-    typeof i.clusterName !== 'string' ||
-    (i.reason !== 'schedule' && i.reason !== 'follow-up')
-  ) {
-    throw new WorkItemError(`message ${record.messageId} is not a cluster work item`);
-  }
-  return i as ClusterWorkItem;
-}
+const deps = once(() => createWorkerWiring(coldStartConfig(), process.env));
 
 export async function work(event: SQSEvent): Promise<SQSBatchResponse> {
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
   const wiring = deps();
   // Items of one batch run one after another: the queue's maximumConcurrency bounds the fleet.
   for (const record of event.Records) {
-    const started = Date.now();
-    let cluster: string | undefined;
     try {
-      const item = parseWorkItem(record);
-      cluster = `${item.region}/${item.clusterName}`;
-      logger.appendKeys({ cluster, ...(item.followUp ? { eventId: item.followUp.eventId } : {}) });
-      const { cluster: _name, region: _region, ...result } = await runSnapshot(wiring, item);
-      // `cluster` stays the correlation key (`region/name`); `sourceUnavailable` feeds the alarm.
-      logger.info('snapshot evaluated', { reason: item.reason, ...result, durationMs: Date.now() - started });
-    } catch (error) {
-      logger.error('snapshot failed', {
-        messageId: record.messageId,
-        ...errorFields(error),
-        durationMs: Date.now() - started,
-      });
+      await logOutcome(
+        { done: 'snapshot evaluated', failed: 'snapshot failed', fields: (fields) => fields },
+        async () => {
+          const item = parseWorkItem(record);
+          const cluster = `${item.region}/${item.clusterName}`;
+          logger.appendKeys({ cluster, ...(item.followUp ? { eventId: item.followUp.eventId } : {}) });
+          const { cluster: _name, region: _region, ...result } = await runSnapshot(wiring, item);
+          // `cluster` stays the correlation key (`region/name`); `sourceUnavailable` feeds the alarm.
+          return { reason: item.reason, ...result };
+        },
+        { messageId: record.messageId },
+      );
+    } catch {
+      // Logged by logOutcome; the item alone is retried.
       batchItemFailures.push({ itemIdentifier: record.messageId });
     } finally {
       logger.removeKeys(['cluster', 'eventId']);

@@ -3,7 +3,7 @@
  * them against AWS and Kubernetes; tests of use cases implement them in memory.
  *
  * Every read returns domain types (`shared/core/model.ts` or the few reader-level shapes below)
- * or throws a `CollectionError` (`shared/adapters/errors.ts`). A read never answers "empty" for
+ * or throws a `CollectionError` (`shared/errors.ts`). A read never answers "empty" for
  * "could not look": absence that is real (a 404, a mode in which the store cannot exist) is a
  * `Lookup` with `found: false` and a reason.
  */

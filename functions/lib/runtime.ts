@@ -3,8 +3,8 @@
  * the config loaded once per cold start, and the error shape that is safe to log.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
-import { redactSecrets } from '../../shared/adapters/errors.ts';
 import { loadConfig, type SentinelConfig } from '../../shared/app/config.ts';
+import { redactSecrets } from '../../shared/errors.ts';
 
 export const logger = new Logger({ serviceName: 'eks-auth-sentinel' });
 
@@ -37,8 +37,6 @@ export function errorFields(error: unknown): Record<string, unknown> {
     chain.push(current instanceof Error ? `${current.name}: ${current.message}` : String(current));
     current = current instanceof Error ? current.cause : undefined;
   }
-  const [head, ...causes] = chain.map((line) =>
-    redactSecrets(line).replace(/https:\/\/hooks\.slack\.com\/\S+/g, '<webhook>'),
-  );
+  const [head, ...causes] = chain.map((line) => redactSecrets(line));
   return { error: head, ...(causes.length > 0 ? { causes } : {}) };
 }

@@ -33,9 +33,10 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { type AlertRecord, isSpent } from '../core/alerts.ts';
 import type { ClusterId } from '../core/model.ts';
+import { ConcurrentUpdateError, MonitorIoError } from '../errors.ts';
 import type { AlertStore } from '../ports.ts';
 import { type AwsClient, budgetOptions, createAwsClient, type EndpointClientOptions } from './aws-clients.ts';
-import { ConcurrentUpdateError, isAwsError, MonitorIoError, toMonitorIoError } from './errors.ts';
+import { isAwsError, toMonitorIoError } from './errors.ts';
 
 export const ALERTS_SK = 'alerts';
 /** Above this many bytes of JSON the records are stored gzip-compressed. */

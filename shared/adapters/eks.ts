@@ -5,6 +5,7 @@
  * bounded concurrency (trap 15 of docs/eks-auth-semantics.md#traps), and the SDK retries
  * throttling within the call budget.
  */
+
 import {
   DescribeAccessEntryCommand,
   DescribeClusterCommand,
@@ -22,6 +23,7 @@ import {
   type FargateProfile as SdkFargateProfile,
   type Nodegroup as SdkNodegroup,
 } from '@aws-sdk/client-eks';
+import { mapLimit } from '../core/concurrency.ts';
 import {
   ACCESS_ENTRY_TYPES,
   type AccessEntry,
@@ -31,10 +33,10 @@ import {
   type FargateProfile,
   type Nodegroup,
 } from '../core/model.ts';
+import { AwsApiError } from '../errors.ts';
 import type { ClusterDescription, EksReader, Lookup } from '../ports.ts';
 import { type AwsClient, type AwsClientOptions, budgetOptions, createAwsClient } from './aws-clients.ts';
-import { mapLimit } from './concurrency.ts';
-import { AwsApiError, isAwsError, toAwsApiError } from './errors.ts';
+import { isAwsError, toAwsApiError } from './errors.ts';
 import { dropUndefined, isoTime } from './util.ts';
 
 export const EKS_PAGE_SIZE = 100;

@@ -8,9 +8,10 @@
  */
 import { GetInstanceProfileCommand, GetRoleCommand, IAMClient } from '@aws-sdk/client-iam';
 import type { IamRole } from '../core/model.ts';
+import { AwsApiError } from '../errors.ts';
 import type { IamReader, Lookup } from '../ports.ts';
 import { type AwsClient, type AwsClientOptions, budgetOptions, createAwsClient } from './aws-clients.ts';
-import { AwsApiError, isAwsError, toAwsApiError } from './errors.ts';
+import { isAwsError, toAwsApiError } from './errors.ts';
 import { dropUndefined, isoTime } from './util.ts';
 
 export interface IamReaderOptions {

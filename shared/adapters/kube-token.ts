@@ -12,8 +12,8 @@
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { TokenError } from '../errors.ts';
 import type { CredentialsInput, StaticCredentials } from './aws-clients.ts';
-import { TokenError } from './errors.ts';
 
 export const TOKEN_PREFIX = 'k8s-aws-v1.';
 export const CLUSTER_ID_HEADER = 'x-k8s-aws-id';

@@ -11,14 +11,14 @@
  */
 import { Agent, request } from 'node:https';
 import type { AwsAuthConfigMap } from '../core/model.ts';
-import type { KubeClusterRef, KubeReader, Lookup } from '../ports.ts';
-import { retryWithBackoff } from './concurrency.ts';
 import {
   CollectionError,
   type CollectionErrorCode,
   KubernetesApiError,
   TlsVerificationError,
-} from './errors.ts';
+} from '../errors.ts';
+import type { KubeClusterRef, KubeReader, Lookup } from '../ports.ts';
+import { retryWithBackoff } from './concurrency.ts';
 import type { EksTokenProvider } from './kube-token.ts';
 import { networkCodeOf, RETRYABLE_NETWORK_CODES, TLS_ERROR_CODES, toAwsAuth } from './kubernetes-shapes.ts';
 

@@ -24,14 +24,14 @@ import {
   type V1NodeList,
 } from '@kubernetes/client-node';
 import type { AwsAuthConfigMap } from '../core/model.ts';
-import type { Ec2NodeClassSpec, KubeClusterRef, KubeNode, KubeReader, Lookup } from '../ports.ts';
-import { retryWithBackoff } from './concurrency.ts';
 import {
   CollectionError,
   type CollectionErrorCode,
   KubernetesApiError,
   TlsVerificationError,
-} from './errors.ts';
+} from '../errors.ts';
+import type { Ec2NodeClassSpec, KubeClusterRef, KubeNode, KubeReader, Lookup } from '../ports.ts';
+import { retryWithBackoff } from './concurrency.ts';
 import type { EksTokenProvider } from './kube-token.ts';
 import { networkCodeOf, RETRYABLE_NETWORK_CODES, TLS_ERROR_CODES, toAwsAuth } from './kubernetes-shapes.ts';
 import { dropUndefined } from './util.ts';

@@ -11,9 +11,10 @@
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { ClusterId, ClusterSnapshot } from '../core/model.ts';
 import { formatSnapshotErrors, parseSnapshotJson } from '../core/snapshot-schema.ts';
+import { MonitorIoError } from '../errors.ts';
 import type { SnapshotStore } from '../ports.ts';
 import { type AwsClient, budgetOptions, createAwsClient, type EndpointClientOptions } from './aws-clients.ts';
-import { isAwsError, MonitorIoError, toMonitorIoError } from './errors.ts';
+import { isAwsError, toMonitorIoError } from './errors.ts';
 
 export interface S3ClientOptions extends EndpointClientOptions {
   /** Path-style addressing (local S3 servers). */

@@ -7,6 +7,7 @@
  */
 import type { PendingNotice } from '../core/alerts.ts';
 import { renderSlackMessages, type SlackPayload, type SlackRenderOptions } from '../core/render/slack.ts';
+import { redactSecrets } from '../errors.ts';
 import type { DeliveryResult, NoticeSender } from '../ports.ts';
 
 export interface SlackSenderOptions {
@@ -25,14 +26,6 @@ export interface SlackSenderOptions {
 }
 
 type PostOutcome = { ok: true } | { ok: false; error: string; retryAfterMs?: number };
-
-const WEBHOOK_PATTERN = /https?:\/\/[^\s"'<>]*\/services\/[^\s"'<>]+/gi;
-
-function redact(text: string, url: string | undefined): string {
-  let out = url === undefined || url === '' ? text : text.split(url).join('<webhook>');
-  out = out.replace(WEBHOOK_PATTERN, '<webhook>');
-  return out;
-}
 
 function describeFetchError(error: unknown): string {
   if (error instanceof Error) {
@@ -80,7 +73,8 @@ export function createSlackNoticeSender(options: SlackSenderOptions): NoticeSend
       // the status says enough
     }
     if (response.ok) return { ok: true };
-    const detail = body.trim() === '' ? '' : ` (${redact(body.trim().replace(/\s+/g, ' '), url)})`;
+    const detail =
+      body.trim() === '' ? '' : ` (${redactSecrets(body.trim().replace(/\s+/g, ' '), { webhookUrl: url })})`;
     const outcome: PostOutcome = {
       ok: false,
       error: `Slack webhook answered HTTP ${response.status}${detail}`,
@@ -102,7 +96,7 @@ export function createSlackNoticeSender(options: SlackSenderOptions): NoticeSend
       } catch (error) {
         // SecretReadError messages name the parameter, never its value.
         const why = error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error';
-        return { delivered, error: redact(`Slack webhook URL could not be read: ${why}`, undefined) };
+        return { delivered, error: redactSecrets(`Slack webhook URL could not be read: ${why}`) };
       }
       const messages = renderSlackMessages(notices, options.render);
       let waited = 0;
@@ -142,9 +136,9 @@ export function createSlackNoticeSender(options: SlackSenderOptions): NoticeSend
       if (firstError === undefined) return { delivered };
       return {
         delivered,
-        error: redact(
+        error: redactSecrets(
           `${failedMessages} of ${messages.length} Slack messages not delivered: ${firstError}`,
-          url,
+          { webhookUrl: url },
         ),
       };
     },

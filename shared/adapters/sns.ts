@@ -6,8 +6,10 @@
  * messages are still attempted. IAM: sns:Publish on the topic ARN (+ kms:GenerateDataKey and
  * kms:Decrypt on the topic's key when it is encrypted with a customer managed key).
  */
+
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import type { PendingNotice } from '../core/alerts.ts';
+import { mapLimit } from '../core/concurrency.ts';
 import {
   renderSnsMessage,
   renderSnsMessages,
@@ -16,7 +18,6 @@ import {
 } from '../core/render/sns.ts';
 import type { DeliveryResult, NoticeSender } from '../ports.ts';
 import { type AwsClient, budgetOptions, createAwsClient, type EndpointClientOptions } from './aws-clients.ts';
-import { mapLimit } from './concurrency.ts';
 import { toMonitorIoError } from './errors.ts';
 
 export type SnsClientOptions = EndpointClientOptions;

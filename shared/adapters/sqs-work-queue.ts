@@ -5,9 +5,10 @@
  * silently. IAM: sqs:SendMessage on the queue ARN.
  */
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
+import { QueueSendError } from '../errors.ts';
 import type { ClusterWorkItem, WorkQueue } from '../ports.ts';
 import { type AwsClient, budgetOptions, createAwsClient, type EndpointClientOptions } from './aws-clients.ts';
-import { QueueSendError, toMonitorIoError } from './errors.ts';
+import { toMonitorIoError } from './errors.ts';
 
 export const SQS_MAX_BATCH = 10;
 export const SQS_MAX_DELAY_SECONDS = 900;

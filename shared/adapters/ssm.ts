@@ -8,8 +8,9 @@
  * IAM: ssm:GetParameter on the parameter ARN, kms:Decrypt on its key.
  */
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { SecretReadError } from '../errors.ts';
 import { type AwsClient, budgetOptions, createAwsClient, type EndpointClientOptions } from './aws-clients.ts';
-import { SecretReadError, toMonitorIoError } from './errors.ts';
+import { toMonitorIoError } from './errors.ts';
 
 export type SsmClientOptions = EndpointClientOptions;
 

@@ -6,12 +6,12 @@
  * and nothing is alerted.
  */
 
-import { mapLimit } from '../adapters/concurrency.ts';
-import { safeErrorMessage } from '../adapters/errors.ts';
 import { type Change, deletionChanges, describeChange } from '../core/change.ts';
+import { mapLimit } from '../core/concurrency.ts';
 import { assessSnapshot, type EvaluateOptions, type SimulationEffect, whatIf } from '../core/engine.ts';
 import type { ClusterId, ClusterSnapshot, Finding } from '../core/model.ts';
 import { renderMarkdown } from '../core/render/index.ts';
+import { SentinelError, safeErrorMessage } from '../errors.ts';
 import type { CaptureDeps, CaptureTarget, SnapshotStore } from '../ports.ts';
 import { captureSnapshot } from './capture-snapshot.ts';
 import { listClusters } from './list-clusters.ts';
@@ -64,8 +64,9 @@ export interface Report {
   markdown: string;
 }
 
-export class ReportRequestError extends Error {
+export class ReportRequestError extends SentinelError {
   override readonly name = 'ReportRequestError';
+  readonly code = 'invalid-request';
 }
 
 const DEFAULT_MAX_MARKDOWN = 1_000_000;

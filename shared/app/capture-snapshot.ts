@@ -22,10 +22,10 @@
  * account; roles of other accounts are not looked up (GetRole would read the wrong account).
  */
 
-import { mapLimit } from '../adapters/concurrency.ts';
-import { safeErrorMessage } from '../adapters/errors.ts';
 import { mergeCompute, parseClusterArn, roleArnFromName, rolePrincipals } from '../core/compute.ts';
+import { mapLimit } from '../core/concurrency.ts';
 import type { ClusterSnapshot, ComputeNode, IamRole, KarpenterNodeClass, Source } from '../core/model.ts';
+import { safeErrorMessage } from '../errors.ts';
 import type {
   CaptureDeps,
   CaptureTarget,

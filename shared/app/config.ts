@@ -10,6 +10,7 @@
 
 import { isRegionCode, SEVERITIES, type Severity } from '../core/model.ts';
 import * as z from '../core/zod-mini.ts';
+import { SentinelError } from '../errors.ts';
 
 export const CONFIG_PREFIX = 'SENTINEL_';
 
@@ -91,8 +92,9 @@ export interface SentinelConfig {
   idempotencyTtlSeconds: number;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends SentinelError {
   override readonly name = 'ConfigError';
+  readonly code = 'invalid-config';
   constructor(readonly problems: string[]) {
     super(`invalid configuration (${problems.length} problem(s)): ${problems.join('; ')}`);
   }

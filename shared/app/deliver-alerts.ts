@@ -12,7 +12,6 @@
  * that can deliver it.
  */
 
-import { ConcurrentUpdateError } from '../adapters/errors.ts';
 import {
   type AlertRecord,
   type Channel,
@@ -25,6 +24,7 @@ import {
   settleDeliveries,
 } from '../core/alerts.ts';
 import type { ClusterId, Finding } from '../core/model.ts';
+import { ConcurrentUpdateError, SentinelError } from '../errors.ts';
 import type { AlertStore, Clock, DeliveryResult, DeliverySummary, NoticeSender } from '../ports.ts';
 
 /** A notice that failed this many sends makes `deliverAlerts` throw (after saving). */
@@ -42,8 +42,9 @@ export interface DeliverAlertsOptions {
 }
 
 /** Some notices could not be delivered after `maxAttempts` sends; they are still stored and will be retried. */
-export class DeliveryError extends Error {
+export class DeliveryError extends SentinelError {
   override readonly name: string = 'DeliveryError';
+  readonly code = 'delivery-exhausted';
   readonly cluster: ClusterId;
   /** Channel → how many notices have reached the attempt limit there, and the last error. */
   readonly exhausted: Partial<Record<Channel, { notices: number; lastError?: string }>>;
@@ -58,7 +59,7 @@ export class DeliveryError extends Error {
       cause?: unknown;
     },
   ) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    super(message, details);
     this.cluster = details.cluster;
     this.exhausted = details.exhausted;
     this.summary = details.summary;

@@ -16,10 +16,10 @@
  * On failure the claim is released and the error rethrown, so EventBridge's retry (and then
  * the DLQ) gets a fresh attempt; the alert lifecycle keeps a retry from alerting twice.
  */
-import { CollectionError, safeErrorMessage } from '../adapters/errors.ts';
 import { parseEksEvent } from '../core/cloudtrail.ts';
 import { dedupeFindings, diffSnapshots, whatIf } from '../core/engine.ts';
 import { type ClusterId, type ClusterSnapshot, clusterIdKey, type Trigger } from '../core/model.ts';
+import { CollectionError, SentinelError, safeErrorMessage } from '../errors.ts';
 import type {
   CaptureDeps,
   Clock,
@@ -73,8 +73,9 @@ export type HandleEksEventResult =
     };
 
 /** Thrown when processing an event failed; the claim was released. */
-export class EventProcessingError extends Error {
+export class EventProcessingError extends SentinelError {
   override readonly name = 'EventProcessingError';
+  readonly code = 'event-failed';
   constructor(message: string, options: { cause: unknown }) {
     super(message, options);
   }

@@ -2,7 +2,7 @@
  * Use case: which clusters there are. ListClusters in every configured Region, for the scheduler
  * (one work item per cluster), the report and the CLI's multi-cluster commands.
  */
-import { safeErrorMessage } from '../adapters/errors.ts';
+import { safeErrorMessage } from '../errors.ts';
 import type { CaptureDeps, CaptureTarget } from '../ports.ts';
 import { settle } from './read-sources.ts';
 

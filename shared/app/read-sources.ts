@@ -4,8 +4,9 @@
  * snapshot `Source` — `ok`, `absent` (a real 404, or a mode in which the store cannot exist) or
  * `error` with a safe message, never empty on error.
  */
-import { CollectionError, safeErrorMessage } from '../adapters/errors.ts';
+
 import type { AccessEntry, AwsAuthConfigMap, ClusterId, ClusterSnapshot, Source } from '../core/model.ts';
+import { CollectionError, safeErrorMessage } from '../errors.ts';
 import type { ClusterDescription, EksReader, KubeClusterRef, Lookup } from '../ports.ts';
 
 export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };

@@ -14,10 +14,11 @@
  * The snapshot is stored after delivery: when delivery throws, the next run diffs against the
  * same previous snapshot again, so a transition finding is never lost.
  */
-import { safeErrorMessage } from '../adapters/errors.ts';
+
 import { hasSettled } from '../core/change.ts';
 import { assessSince, clusterUnreadableFinding } from '../core/engine.ts';
 import type { ClusterId, ClusterSnapshot, Finding, Trigger } from '../core/model.ts';
+import { safeErrorMessage } from '../errors.ts';
 import type {
   CaptureDeps,
   Clock,

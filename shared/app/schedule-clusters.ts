@@ -4,6 +4,7 @@
  * others: they are still queued, and the failure is thrown at the end (the schedule's retry and
  * DLQ then make it visible; the monitor is never silently blind to a Region).
  */
+import { SentinelError } from '../errors.ts';
 import type { CaptureDeps, ClusterWorkItem, WorkQueue } from '../ports.ts';
 import { listClusters } from './list-clusters.ts';
 
@@ -23,8 +24,9 @@ export interface ScheduleClustersResult {
   failedRegions: Array<{ region: string; error: string }>;
 }
 
-export class ScheduleError extends Error {
+export class ScheduleError extends SentinelError {
   override readonly name = 'ScheduleError';
+  readonly code = 'schedule-incomplete';
   constructor(
     message: string,
     readonly result: ScheduleClustersResult,

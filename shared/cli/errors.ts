@@ -3,14 +3,17 @@
  * It becomes one line on stderr, `eks-auth-sentinel: <what> (<where>)`, and exit code 2.
  * Anything else that escapes is an internal error (exit 3).
  */
-export class CliError extends Error {
+import { SentinelError } from '../errors.ts';
+
+export class CliError extends SentinelError {
   override readonly name = 'CliError';
+  readonly code = 'usage';
   /** Where the problem is: a file, a JSON path, a line:column, the option to look at. */
   readonly where: string | undefined;
   readonly exitCode: number;
 
   constructor(message: string, options: { where?: string; exitCode?: number; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(message, options);
     this.where = options.where;
     this.exitCode = options.exitCode ?? 2;
   }

@@ -4,13 +4,14 @@
  * in tests). A cluster that cannot be read is one line on stderr naming what failed; it never
  * stops the other clusters.
  */
-import { safeErrorMessage } from '../adapters/errors.ts';
+
 import { assessWithWhatIfs } from '../app/build-report.ts';
 import { type CaptureOutcome, captureSnapshot, captureSnapshots } from '../app/capture-snapshot.ts';
 import { listClusters } from '../app/list-clusters.ts';
 import { deletionChanges } from '../core/change.ts';
 import type { ClusterSnapshot } from '../core/model.ts';
 import { countBySeverity } from '../core/render/index.ts';
+import { safeErrorMessage } from '../errors.ts';
 import type { CaptureTarget } from '../ports.ts';
 import type { ParsedArgs, SnapshotSource } from './args.ts';
 import { type Assessed, allFindings, clusterJson, renderClusterBlock } from './cluster-report.ts';

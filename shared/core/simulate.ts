@@ -5,6 +5,7 @@
  * (docs/eks-auth-semantics.md#unconfirmed) the simulation takes the reading that loses more
  * access, and marks the effect `assumed`.
  */
+import { SentinelError } from '../errors.ts';
 import { encodeAwsAuth, parseAwsAuth, type RoleMapping } from './aws-auth/index.ts';
 import type { Change } from './change.ts';
 import type { AccessEntry, AuthenticationMode, ClusterSnapshot, Nodegroup } from './model.ts';
@@ -30,8 +31,9 @@ export interface Simulation {
   removedFromAwsAuth: string[];
 }
 
-export class SimulationError extends Error {
+export class SimulationError extends SentinelError {
   override readonly name = 'SimulationError';
+  readonly code = 'invalid-change';
 }
 
 const MODE_ORDER: Record<AuthenticationMode, number> = { CONFIG_MAP: 0, API_AND_CONFIG_MAP: 1, API: 2 };

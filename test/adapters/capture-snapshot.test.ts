@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTls } from '../../infra/sandbox/certs.ts';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
-import { CollectionError } from '../../shared/adapters/errors.ts';
 import { captureSnapshot, captureSnapshots } from '../../shared/app/capture-snapshot.ts';
 import { listClusters } from '../../shared/app/list-clusters.ts';
 import type { ClusterSnapshot, ComputeNode } from '../../shared/core/model.ts';
 import { validateSnapshot } from '../../shared/core/snapshot-schema.ts';
+import { CollectionError } from '../../shared/errors.ts';
 import type { CaptureDeps } from '../../shared/ports.ts';
 import { callsOf, loadScenario, sandboxDeps } from './sandbox-helpers.ts';
 

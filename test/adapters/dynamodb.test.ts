@@ -7,9 +7,9 @@ import {
   GZIP_ABOVE_BYTES,
 } from '../../shared/adapters/dynamodb-alert-store.ts';
 import { createDynamoDbIdempotencyStore } from '../../shared/adapters/dynamodb-idempotency.ts';
-import { ConcurrentUpdateError, MonitorIoError } from '../../shared/adapters/errors.ts';
 import { type AlertRecord, planAlerts } from '../../shared/core/alerts.ts';
 import type { ClusterId } from '../../shared/core/model.ts';
+import { ConcurrentUpdateError, MonitorIoError } from '../../shared/errors.ts';
 import { createFinding, createRemediation } from '../fakes/findings.ts';
 import { createFakeClock } from '../fakes/monitor.ts';
 import { createStateTable, startDynalite } from './dynamodb-helpers.ts';

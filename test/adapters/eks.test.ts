@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { createEksClient, createEksReader } from '../../shared/adapters/eks.ts';
-import { AwsApiError } from '../../shared/adapters/errors.ts';
 import type { AccessEntry, ClusterSnapshot } from '../../shared/core/model.ts';
+import { AwsApiError } from '../../shared/errors.ts';
 import { callsOf, clientOptions, loadScenario } from './sandbox-helpers.ts';
 
 const REGION = 'eu-west-1';

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { mapLimit, retryWithBackoff } from '../../shared/adapters/concurrency.ts';
-import { AwsApiError, redactSecrets, safeErrorMessage, toAwsApiError } from '../../shared/adapters/errors.ts';
+import { retryWithBackoff } from '../../shared/adapters/concurrency.ts';
+import { toAwsApiError } from '../../shared/adapters/errors.ts';
+import { mapLimit } from '../../shared/core/concurrency.ts';
+import { AwsApiError, redactSecrets, safeErrorMessage } from '../../shared/errors.ts';
 
 describe('toAwsApiError', () => {
   it('names cluster, operation and the missing IAM action on AccessDenied', () => {

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MonitorIoError } from '../../shared/adapters/errors.ts';
 import {
   createS3Client,
   createS3SnapshotStore,
   snapshotKey,
 } from '../../shared/adapters/s3-snapshot-store.ts';
 import type { ClusterId, ClusterSnapshot } from '../../shared/core/model.ts';
+import { MonitorIoError } from '../../shared/errors.ts';
 import { loadScenario } from './sandbox-helpers.ts';
 
 const BUCKET = 'sentinel-snapshots';

@@ -1,13 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SecretReadError } from '../../shared/adapters/errors.ts';
 import {
   clearSecretCache,
   createSsmClient,
   createWebhookUrlProvider,
   readSecretParameter,
 } from '../../shared/adapters/ssm.ts';
+import { SecretReadError } from '../../shared/errors.ts';
 
 // A local SSM endpoint speaking the AWS JSON 1.1 protocol of GetParameter (real SDK client, real HTTP).
 const WEBHOOK = 'https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/super-secret-token';

@@ -2,8 +2,9 @@
  * In-memory readers of one cluster (EKS, EC2, IAM, Kubernetes) served from a ClusterSnapshot that
  * a test edits between runs, with a log of the calls made and failures to inject.
  */
-import { AwsApiError } from '../../shared/adapters/errors.ts';
+
 import type { ClusterSnapshot, Source } from '../../shared/core/model.ts';
+import { AwsApiError } from '../../shared/errors.ts';
 import type { CaptureDeps, Ec2Instance, Lookup } from '../../shared/ports.ts';
 import { createFakeClock, type FakeClock } from '../fakes/monitor.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CollectionError } from '../../shared/adapters/errors.ts';
 import { readAccessEntries, refreshVolatile, settle } from '../../shared/app/read-sources.ts';
+import { CollectionError } from '../../shared/errors.ts';
 import type { ClusterDescription, EksReader } from '../../shared/ports.ts';
 import { buildSnapshot, ec2Entry } from '../fakes/snapshot-builder.ts';
 

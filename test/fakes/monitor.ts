@@ -1,8 +1,8 @@
 /** In-memory fakes of the monitor's ports, recording what they were given. */
 
-import { ConcurrentUpdateError } from '../../shared/adapters/errors.ts';
 import type { AlertRecord, Channel, PendingNotice } from '../../shared/core/alerts.ts';
 import { type ClusterSnapshot, clusterIdKey } from '../../shared/core/model.ts';
+import { ConcurrentUpdateError } from '../../shared/errors.ts';
 import type {
   AlertStore,
   Clock,

@@ -1,25 +1,40 @@
 /**
- * Wiring of the Lambda functions: config → adapters → use-case deps. Split by what each function
+ * The composition root of the Lambda functions: config → adapters → use-case deps, all of it in
+ * functions/wiring/ (the use cases in shared/app import no adapter). Split by what each function
  * needs, so that a bundle holds only the SDK clients it uses:
- *   wiring.ts          state and delivery (S3, DynamoDB, SQS, SNS, Slack via SSM) — worker, event, report
- *   wiring-capture.ts  the full capture (EKS, EC2, IAM, Kubernetes) — worker, report
- *   wiring-event.ts    the event path's readers (EKS, Kubernetes; never EC2/IAM) — onEksEvent
- *   wiring-scheduler.ts  EKS ListClusters + SQS — scheduler
+ *   state.ts      state and delivery (S3, DynamoDB, SQS, SNS, Slack via SSM) — worker, event, report
+ *   senders.ts    the notice channels (SNS, Slack with its webhook URL from SSM) — via state.ts
+ *   capture.ts    the full capture (EKS, EC2, IAM, Kubernetes) — worker, report
+ *   worker.ts     snapshotWorker: capture + state + the follow-up settings
+ *   report.ts     report: capture + the snapshot store
+ *   event.ts      onEksEvent: EKS and Kubernetes aws-auth readers only (never EC2/IAM) + state
+ *   scheduler.ts  scheduler: EKS ListClusters + SQS
+ *   env.ts        what they share without importing an adapter (Region, client options, account)
  *
  * Endpoints: the SDK honours `AWS_ENDPOINT_URL_<SERVICE>` (sandbox, dynalite, s3rver); a local
  * S3 endpoint gets path-style addressing. Clients are created once per cold start.
  */
 
-import { createDynamoDbAlertStore, createDynamoDbClient } from '../adapters/dynamodb-alert-store.ts';
-import { createDynamoDbIdempotencyStore } from '../adapters/dynamodb-idempotency.ts';
-import { createS3Client, createS3SnapshotStore } from '../adapters/s3-snapshot-store.ts';
-import { createSqsClient, createSqsWorkQueue } from '../adapters/sqs-work-queue.ts';
-import type { ChannelPolicy } from '../core/alerts.ts';
-import type { Clock, Deliver, IdempotencyStore, NoticeSender, SnapshotStore, WorkQueue } from '../ports.ts';
-import type { SentinelConfig } from './config.ts';
-import { deliverAlerts } from './deliver-alerts.ts';
-import { clientOptions, type Env, homeRegion } from './wiring-env.ts';
-import { createSenders } from './wiring-senders.ts';
+import {
+  createDynamoDbAlertStore,
+  createDynamoDbClient,
+} from '../../shared/adapters/dynamodb-alert-store.ts';
+import { createDynamoDbIdempotencyStore } from '../../shared/adapters/dynamodb-idempotency.ts';
+import { createS3Client, createS3SnapshotStore } from '../../shared/adapters/s3-snapshot-store.ts';
+import { createSqsClient, createSqsWorkQueue } from '../../shared/adapters/sqs-work-queue.ts';
+import type { SentinelConfig } from '../../shared/app/config.ts';
+import { deliverAlerts } from '../../shared/app/deliver-alerts.ts';
+import type { ChannelPolicy } from '../../shared/core/alerts.ts';
+import type {
+  Clock,
+  Deliver,
+  IdempotencyStore,
+  NoticeSender,
+  SnapshotStore,
+  WorkQueue,
+} from '../../shared/ports.ts';
+import { clientOptions, type Env, homeRegion } from './env.ts';
+import { createSenders } from './senders.ts';
 
 export interface StateWiring {
   clock: Clock;

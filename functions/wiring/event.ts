@@ -3,15 +3,15 @@
  * EC2 or IAM adapters, `live.ts` or `kubernetes.ts`: the onEksEvent bundle stays without their
  * clients (EC2, IAM, @kubernetes/client-node).
  */
-import { perRegion } from '../adapters/aws-clients.ts';
-import { createEksClient, createEksReader } from '../adapters/eks.ts';
-import { createEksTokenProvider } from '../adapters/kube-token.ts';
-import { createAwsAuthReader } from '../adapters/kubernetes-aws-auth.ts';
-import type { KubeClusterRef } from '../ports.ts';
-import type { SentinelConfig } from './config.ts';
-import type { HandleEksEventDeps } from './handle-eks-event.ts';
-import { createStateWiring } from './wiring.ts';
-import { clientOptions, type Env } from './wiring-env.ts';
+import { perRegion } from '../../shared/adapters/aws-clients.ts';
+import { createEksClient, createEksReader } from '../../shared/adapters/eks.ts';
+import { createEksTokenProvider } from '../../shared/adapters/kube-token.ts';
+import { createAwsAuthReader } from '../../shared/adapters/kubernetes-aws-auth.ts';
+import type { SentinelConfig } from '../../shared/app/config.ts';
+import type { HandleEksEventDeps } from '../../shared/app/handle-eks-event.ts';
+import type { KubeClusterRef } from '../../shared/ports.ts';
+import { clientOptions, type Env } from './env.ts';
+import { createStateWiring } from './state.ts';
 
 export function createEventWiring(config: SentinelConfig, env: Env): HandleEksEventDeps {
   const options = clientOptions();

@@ -4,12 +4,12 @@
  * awaited by the first Slack send (cached by the SSM adapter; a failed read is retried by the
  * next send) — and is never logged.
  */
-import type { AwsClientOptions } from '../adapters/aws-clients.ts';
-import { createSlackNoticeSender } from '../adapters/slack.ts';
-import { createSnsClient, createSnsNoticeSender } from '../adapters/sns.ts';
-import { createSsmClient, createWebhookUrlProvider } from '../adapters/ssm.ts';
-import type { NoticeSender } from '../ports.ts';
-import type { SentinelConfig } from './config.ts';
+import type { AwsClientOptions } from '../../shared/adapters/aws-clients.ts';
+import { createSlackNoticeSender } from '../../shared/adapters/slack.ts';
+import { createSnsClient, createSnsNoticeSender } from '../../shared/adapters/sns.ts';
+import { createSsmClient, createWebhookUrlProvider } from '../../shared/adapters/ssm.ts';
+import type { SentinelConfig } from '../../shared/app/config.ts';
+import type { NoticeSender } from '../../shared/ports.ts';
 
 export function createSenders(
   config: SentinelConfig,

@@ -1,10 +1,12 @@
 /** What every function's wiring shares, without importing any adapter (keeps bundles apart). */
-import type { AwsClientOptions } from '../adapters/aws-clients.ts';
+import type { AwsClientOptions } from '../../shared/adapters/aws-clients.ts';
+import { SentinelError } from '../../shared/errors.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
-export class WiringError extends Error {
+export class WiringError extends SentinelError {
   override readonly name = 'WiringError';
+  readonly code = 'invalid-environment';
 }
 
 /** The Region the function runs in (Lambda sets AWS_REGION). */

@@ -1,7 +1,7 @@
 /** The full capture (EKS, EC2, IAM, Kubernetes) for the worker and the report. */
-import { createLiveCaptureDeps } from '../adapters/live.ts';
-import type { CaptureDeps } from '../ports.ts';
-import { clientOptions } from './wiring-env.ts';
+import { createLiveCaptureDeps } from '../../shared/adapters/live.ts';
+import type { CaptureDeps } from '../../shared/ports.ts';
+import { clientOptions } from './env.ts';
 
 export function createCaptureWiring(): CaptureDeps {
   return createLiveCaptureDeps({
