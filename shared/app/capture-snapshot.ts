@@ -1,11 +1,11 @@
 /**
- * Use case: capture one cluster into a ClusterSnapshot (DESIGN §2, §4).
+ * Use case: capture one cluster into a ClusterSnapshot (docs/design.md#scheduled-snapshot, docs/design.md#clustersnapshot).
  *
  * DescribeCluster comes first; without it there is no snapshot (its typed error is rethrown). A
  * cluster deleted while it is read gets no snapshot either: when an EKS source fails with
  * not-found, DescribeCluster is asked again and its not-found error is thrown.
  * Every other source is read independently and ends `ok`, `absent` (a real 404 or a mode in which
- * the store cannot exist) or `error` (a safe message) — never empty on error (DESIGN §3).
+ * the store cannot exist) or `error` (a safe message) — never empty on error (docs/design.md#could-not-read-is-not-empty).
  *
  * Sources are read and converted by `read-sources.ts`. Compute merges EC2 instances and Kubernetes
  * nodes (providerID ↔ instance ID; the pure merge is `core/compute.ts`):

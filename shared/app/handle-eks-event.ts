@@ -1,5 +1,5 @@
 /**
- * Use case of `onEksEvent` (DESIGN §2, §6): a CloudTrail record of an EKS write call arrives
+ * Use case of `onEksEvent` (docs/design.md#oneksevent-prediction-and-follow-ups, docs/design.md#cloudtrail-events-handled): a CloudTrail record of an EKS write call arrives
  * seconds after the call, usually before EKS's own side effect on aws-auth. Predict the outcome
  * from the last stored snapshot plus a fresh read of the volatile sources, alert at once, and
  * queue follow-up re-checks that confirm what really happened.

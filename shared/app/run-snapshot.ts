@@ -1,5 +1,5 @@
 /**
- * Use case of the snapshot worker (DESIGN §2): capture one cluster, compare with the last stored
+ * Use case of the snapshot worker (docs/design.md#scheduled-snapshot): capture one cluster, compare with the last stored
  * snapshot, evaluate, hand the findings to the alert lifecycle, store.
  *
  *   capture ‖ load previous → assessSnapshot + transition findings of diffSnapshots(previous, current)

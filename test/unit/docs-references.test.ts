@@ -105,49 +105,6 @@ function offencesIn(file: string, text: string): Offence[] {
   return found;
 }
 
-// ---------------------------------------------------------------------------------------------
-// TEMPORARY: while docs/.reference-map.txt exists, the paths below (being rewritten in parallel)
-// may still carry old citations — but only citations the map translates. The integrator deletes
-// the map and this block together (and the `allowed` filter in the first test).
-const REFERENCE_MAP = 'docs/.reference-map.txt';
-const MAP_EXCLUDED: readonly RegExp[] = [
-  /^shared\/core\/aws-auth[^/]*(\/|$)/,
-  /^shared\/app\//,
-  /^shared\/adapters\/errors\.ts$/,
-  /^shared\/cli\//,
-  /^functions\//,
-];
-const referenceMap = (() => {
-  const text = TEXT.get(REFERENCE_MAP);
-  if (text === undefined) return undefined;
-  const map = new Map<string, string>();
-  for (const line of text.split('\n')) {
-    const m = /^([^#].*?) -> (\S+)$/.exec(line);
-    if (m?.[1] && m[2]) map.set(m[1], m[2]);
-  }
-  return map;
-})();
-
-/** The old citations of a line, normalised as the map writes them: the document word, a space, the section. */
-function oldCitations(line: string): string[] {
-  const out: string[] = [];
-  let prefix: string | undefined;
-  for (const m of line.matchAll(/\b(DESIGN|facts)\b|§(\d+(?:\.\d+)?)/g)) {
-    if (m[1]) prefix = m[1];
-    else if (m[2] && prefix) out.push(`${prefix} ${SECTION}${m[2]}`);
-  }
-  return out;
-}
-
-function allowedByMap(o: Offence): boolean {
-  if (referenceMap === undefined || o.file === REFERENCE_MAP) return o.file === REFERENCE_MAP;
-  if (!MAP_EXCLUDED.some((re) => re.test(o.file))) return false;
-  if (o.what !== 'design-section' && o.what !== 'facts-section') return false;
-  const cited = oldCitations(o.text);
-  return cited.length > 0 && cited.every((c) => referenceMap.has(c));
-}
-// ---------------------------------------------------------------------------------------------
-
 interface Citation {
   file: string;
   line: number;
@@ -207,8 +164,7 @@ describe('references to documents', () => {
   });
 
   it('never cite a document outside the repository', () => {
-    const all = [...TEXT].flatMap(([file, text]) => offencesIn(file, text));
-    const left = all.filter((o) => !allowedByMap(o));
+    const left = [...TEXT].flatMap(([file, text]) => offencesIn(file, text));
     expect(left.map((o) => `${o.file}:${o.line}: ${o.what}: ${o.text}`)).toEqual([]);
   });
 
@@ -245,20 +201,6 @@ describe('references to documents', () => {
       ).toEqual([]);
     }
   });
-
-  // TEMPORARY, with the map: the allowance must not outlive the files that need it.
-  it.runIf(referenceMap !== undefined)(
-    'keep docs/.reference-map.txt only while an excluded file needs it',
-    () => {
-      const needed = [...TEXT].flatMap(([file, text]) =>
-        offencesIn(file, text).filter((o) => o.file !== REFERENCE_MAP && allowedByMap(o)),
-      );
-      expect(
-        needed.length,
-        'no file needs the map any more: delete it and the TEMPORARY block',
-      ).toBeGreaterThan(0);
-    },
-  );
 });
 
 describe('anchorOf', () => {
