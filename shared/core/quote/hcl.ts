@@ -41,8 +41,8 @@ export function hclString(s: string): string {
   if (why !== undefined) throw new Unrepresentable(`${JSON.stringify(s)}: ${why}`);
   const escaped = s
     .replace(NEEDS_ESCAPE, (c) => ESCAPES[c] ?? `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`)
-    .replace(/\$\{/g, '$${')
-    .replace(/%\{/g, '%%{');
+    .replace(/\$\{/g, () => '$${')
+    .replace(/%\{/g, () => '%%{');
   return `"${escaped}"`;
 }
 
