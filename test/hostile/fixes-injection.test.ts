@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runGolden } from '../../scripts/gen-cli-golden.ts';
-import { parseAwsAuth } from '../../shared/core/aws-auth.ts';
+import { parseAwsAuth } from '../../shared/core/aws-auth/index.ts';
 import { assessSnapshot } from '../../shared/core/engine.ts';
 import type { ClusterSnapshot, Remediation } from '../../shared/core/model.ts';
 import { roleArnWithoutPath } from '../../shared/core/principal.ts';

@@ -11,7 +11,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseAwsAuth } from '../../shared/core/aws-auth.ts';
+import { parseAwsAuth } from '../../shared/core/aws-auth/index.ts';
 import { type HclItem, hclString, renderHcl } from '../../shared/core/quote/hcl.ts';
 import { jsonText } from '../../shared/core/quote/json.ts';
 import {
