@@ -6,7 +6,12 @@
  * invisible characters in double quotes. A lone UTF-16 surrogate has no UTF-8 form (a ConfigMap
  * holds UTF-8) and is refused. Pure.
  */
-import { encodeAwsAuth, formatRoleMappingYaml, type RoleMapping, type UserMapping } from '../aws-auth/index.ts';
+import {
+  encodeAwsAuth,
+  formatRoleMappingYaml,
+  type RoleMapping,
+  type UserMapping,
+} from '../aws-auth/index.ts';
 import { type Rendered, rendered, Unrepresentable } from './rendered.ts';
 import { unencodableReason } from './unicode.ts';
 
