@@ -15,6 +15,7 @@ import {
   type Trigger,
 } from './model.ts';
 import { principalKey } from './principal.ts';
+import { renderFix } from './remediation.ts';
 import { RULES } from './rules/registry.ts';
 import type { Rule, RuleContext, RuleKind } from './rules/types.ts';
 import { type SimulationEffect, simulateChange } from './simulate.ts';
@@ -58,10 +59,11 @@ function toFinding(
   a: Analysis,
   trigger: Trigger,
 ): Finding {
-  const { fingerprintKey, ...rest } = d;
+  const { fingerprintKey, remediation, ...rest } = d;
   return {
     ruleId: rule.id,
     ...rest,
+    ...(remediation === undefined ? {} : { remediation: renderFix(remediation) }),
     cluster: a.cluster,
     trigger,
     fingerprint: fingerprintOf([

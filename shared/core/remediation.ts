@@ -3,10 +3,19 @@
  * `access_entries` input) and aws-auth YAML, chosen by the cluster's authentication mode.
  */
 import type { Analysis } from './analysis.ts';
-import { formatRoleMappingYaml } from './aws-auth/index.ts';
 import { type ConsumerInventory, nodeCountOf, nodeLabel, type RoleConsumer } from './consumers.ts';
 import type { AccessEntryType, BlastRadius, Remediation } from './model.ts';
 import { roleArnWithoutPath, roleNameOf } from './principal.ts';
+import { type HclItem, type HclValue, renderHcl } from './quote/hcl.ts';
+import type { Rendered } from './quote/rendered.ts';
+import {
+  CONTINUE,
+  renderShellScript,
+  type ShellCommand,
+  type ShellScript,
+  type ShellWord,
+} from './quote/shell.ts';
+import { type AwsAuthEntry, renderAwsAuthEntry } from './quote/yaml.ts';
 import {
   FARGATE_GROUPS,
   NODE_GROUPS,
@@ -18,6 +27,8 @@ import {
 } from './resolve.ts';
 
 export const FIRST_NODES = 10;
+
+export const ADMIN_POLICY_ARN = 'arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy';
 
 export const TIME_TO_IMPACT_NODES =
   'new nodes fail to join at once; running nodes go NotReady within minutes (upstream defaults ≈ 1–3 min, reports ≈ 5 min)';
@@ -46,81 +57,177 @@ export function terraformName(arn: string): string {
   return /^[A-Za-z_]/.test(base) ? base : `r_${base}`;
 }
 
-function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_./:=@,+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
-function awsAuthMappingFor(roleArn: string, req: NodeRequirement): string {
-  const rolearn = roleArnWithoutPath(roleArn);
-  if (req === 'fargate' || req === 'hybrid') {
-    return formatRoleMappingYaml({
-      rolearn,
-      username: SESSION_NODE_USERNAME,
-      groups: req === 'fargate' ? [...FARGATE_GROUPS] : [...NODE_GROUPS],
-    });
-  }
-  return formatRoleMappingYaml({
-    rolearn,
-    username: NODE_USERNAME,
-    groups: req === 'ec2-windows' ? [...WINDOWS_NODE_GROUPS] : [...NODE_GROUPS],
+/** `terraformName` of each ARN, with `_2`, `_3` … where two would be the same key. */
+export function uniqueTerraformNames(arns: readonly string[]): string[] {
+  const used = new Set<string>();
+  return arns.map((arn) => {
+    const base = terraformName(arn);
+    let name = base;
+    for (let n = 2; used.has(name); n++) name = `${base}_${n}`;
+    used.add(name);
+    return name;
   });
 }
 
-function accessEntryCli(a: Analysis, principalArn: string, type: AccessEntryType): string {
-  return [
-    `aws eks create-access-entry --cluster-name ${shellQuote(a.cluster.name)} --region ${a.cluster.region} \\`,
-    `  --principal-arn ${shellQuote(principalArn)} --type ${type}`,
-  ].join('\n');
+/** The fix as structured values; `renderFix` writes each block through its language's quoting layer. */
+export interface FixPlan {
+  /** What to do, one or two sentences (prose: renderers escape it). */
+  summary: string;
+  /** AWS CLI commands (argv vectors). */
+  cli?: ShellScript;
+  /** Terraform configuration, or a Terraform command line. */
+  terraform?: { hcl: readonly HclItem[] } | { shell: ShellScript };
+  /** One aws-auth list item. */
+  awsAuth?: AwsAuthEntry;
+  notes?: string[];
 }
 
-function accessEntryTerraform(a: Analysis, principalArn: string, type: AccessEntryType): string {
+const BLOCK_LABEL = {
+  awsCli: 'AWS CLI command',
+  terraform: 'Terraform',
+  awsAuthYaml: 'aws-auth YAML',
+} as const;
+
+/**
+ * The fix as the code blocks a user pastes. A block whose values its language cannot carry
+ * exactly (a NUL in a shell argument, a lone surrogate) is left out, with a note saying why.
+ */
+export function renderFix(plan: FixPlan): Remediation {
+  const out: Remediation = { summary: plan.summary };
+  const refused: string[] = [];
+  const put = (field: keyof typeof BLOCK_LABEL, r: Rendered | undefined) => {
+    if (r === undefined) return;
+    if (r.ok) out[field] = r.text;
+    else refused.push(`The ${BLOCK_LABEL[field]} is not shown: ${r.reason}.`);
+  };
+  put('awsCli', plan.cli && renderShellScript(plan.cli));
+  const tf = plan.terraform;
+  put('terraform', tf && ('hcl' in tf ? renderHcl(tf.hcl) : renderShellScript(tf.shell)));
+  put('awsAuthYaml', plan.awsAuth && renderAwsAuthEntry(plan.awsAuth));
+  const notes = [...(plan.notes ?? []), ...refused];
+  if (notes.length > 0) out.notes = notes;
+  return out;
+}
+
+export const str = (s: string): HclValue => ({ string: s });
+
+/** `aws eks <operation> --cluster-name <name> --region <region> …` */
+export function eksCommand(a: Analysis, operation: string, ...words: ShellWord[]): ShellCommand {
+  return {
+    argv: [
+      'aws',
+      'eks',
+      operation,
+      { flag: '--cluster-name', value: a.cluster.name },
+      { flag: '--region', value: a.cluster.region },
+      ...words,
+    ],
+  };
+}
+
+export const principalArnFlag = (arn: string): ShellWord => ({ flag: '--principal-arn', value: arn });
+
+function awsAuthMappingFor(roleArn: string, req: NodeRequirement): AwsAuthEntry {
+  const rolearn = roleArnWithoutPath(roleArn);
+  if (req === 'fargate' || req === 'hybrid') {
+    return {
+      role: {
+        rolearn,
+        username: SESSION_NODE_USERNAME,
+        groups: req === 'fargate' ? [...FARGATE_GROUPS] : [...NODE_GROUPS],
+      },
+    };
+  }
+  return {
+    role: {
+      rolearn,
+      username: NODE_USERNAME,
+      groups: req === 'ec2-windows' ? [...WINDOWS_NODE_GROUPS] : [...NODE_GROUPS],
+    },
+  };
+}
+
+function accessEntryCli(a: Analysis, principalArn: string, type: AccessEntryType): ShellCommand {
+  return eksCommand(a, 'create-access-entry', CONTINUE, principalArnFlag(principalArn), {
+    flag: '--type',
+    value: type,
+  });
+}
+
+function accessEntryTerraform(a: Analysis, principalArn: string, type: AccessEntryType): HclItem[] {
   const name = terraformName(principalArn);
   return [
-    `resource "aws_eks_access_entry" "${name}" {`,
-    `  cluster_name  = "${a.cluster.name}"`,
-    `  principal_arn = "${principalArn}"`,
-    `  type          = "${type}"`,
-    '}',
-    '',
-    '# or, with terraform-aws-modules/eks:',
-    'access_entries = {',
-    `  ${name} = {`,
-    `    principal_arn = "${principalArn}"`,
-    `    type          = "${type}"`,
-    '  }',
-    '}',
-  ].join('\n');
+    {
+      block: 'resource',
+      labels: ['aws_eks_access_entry', name],
+      body: [
+        { name: 'cluster_name', value: str(a.cluster.name) },
+        { name: 'principal_arn', value: str(principalArn) },
+        { name: 'type', value: str(type) },
+      ],
+    },
+    { blank: true },
+    { comment: 'or, with terraform-aws-modules/eks:' },
+    {
+      name: 'access_entries',
+      value: {
+        object: [
+          {
+            name,
+            value: {
+              object: [
+                { name: 'principal_arn', value: str(principalArn) },
+                { name: 'type', value: str(type) },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ];
 }
 
 const MODE_SWITCH_NOTE =
   'This cluster runs in CONFIG_MAP mode: access entries need the authentication mode switched to API_AND_CONFIG_MAP first. The switch is one-way and keeps aws-auth working.';
 
 /** The fix that gives a role back the identity its compute needs, for the cluster's mode. */
-export function nodeAccessRemediation(a: Analysis, roleArn: string, req: NodeRequirement): Remediation {
+export function nodeAccessRemediation(a: Analysis, roleArn: string, req: NodeRequirement): FixPlan {
   const type = requiredEntryType(req);
-  const yaml = awsAuthMappingFor(roleArn, req);
+  const awsAuth = awsAuthMappingFor(roleArn, req);
   if (a.mode === 'CONFIG_MAP') {
     return {
       summary: `Map ${roleArnWithoutPath(roleArn)} in aws-auth mapRoles (without an IAM path), and declare it in the tool that owns aws-auth so the next apply keeps it.`,
-      awsAuthYaml: yaml,
-      awsCli: [
-        '# aws-auth is the only store in CONFIG_MAP mode. To move to access entries (one-way):',
-        `aws eks update-cluster-config --name ${shellQuote(a.cluster.name)} --region ${a.cluster.region} \\`,
-        '  --access-config authenticationMode=API_AND_CONFIG_MAP',
+      awsAuth,
+      cli: [
+        { comment: 'aws-auth is the only store in CONFIG_MAP mode. To move to access entries (one-way):' },
+        {
+          argv: [
+            'aws',
+            'eks',
+            'update-cluster-config',
+            { flag: '--name', value: a.cluster.name },
+            { flag: '--region', value: a.cluster.region },
+            CONTINUE,
+            '--access-config',
+            'authenticationMode=API_AND_CONFIG_MAP',
+          ],
+        },
         accessEntryCli(a, roleArn, type),
-      ].join('\n'),
-      terraform: [
-        '# after setting authentication_mode = "API_AND_CONFIG_MAP" on the cluster:',
-        accessEntryTerraform(a, roleArn, type),
-      ].join('\n'),
+      ],
+      terraform: {
+        hcl: [
+          { comment: 'after setting authentication_mode = "API_AND_CONFIG_MAP" on the cluster:' },
+          ...accessEntryTerraform(a, roleArn, type),
+        ],
+      },
       notes: [MODE_SWITCH_NOTE],
     };
   }
   return {
     summary: `Create an access entry of type ${type} for ${roleArn}: access entries are not overwritten by whatever manages aws-auth.`,
-    awsCli: accessEntryCli(a, roleArn, type),
-    terraform: accessEntryTerraform(a, roleArn, type),
-    ...(a.mode === 'API_AND_CONFIG_MAP' ? { awsAuthYaml: yaml } : {}),
+    cli: [accessEntryCli(a, roleArn, type)],
+    terraform: { hcl: accessEntryTerraform(a, roleArn, type) },
+    ...(a.mode === 'API_AND_CONFIG_MAP' ? { awsAuth } : {}),
     ...(a.mode === 'API_AND_CONFIG_MAP'
       ? { notes: ['Alternatively re-add the aws-auth mapping shown; the access entry is the durable fix.'] }
       : {}),

@@ -2,16 +2,20 @@
  * Encoding: go-yaml v2 Marshal of []RoleMapping / []UserMapping / []string, with scalars quoted
  * only where go-yaml would quote them (`encodeAwsAuth`, `formatRoleMappingYaml`).
  */
+import { INVISIBLE_FORMAT } from '../quote/unicode.ts';
 import { goResolve } from './go-yaml-resolve.ts';
 import type { AwsAuthMappings, RoleMapping, UserMapping } from './model.ts';
 
 function isYamlPrintable(cp: number): boolean {
-  // libyaml `is_printable` as go-yaml v2 implements it (4-byte UTF-8 counts as not printable).
+  // libyaml `is_printable` as go-yaml v2 implements it (4-byte UTF-8 counts as not printable),
+  // minus the invisible format characters (bidi overrides, zero-width): those are written as
+  // escapes in double quotes, so that a pasted fix shows them (issue 8).
   return (
-    cp === 0x0a ||
-    (cp >= 0x20 && cp <= 0x7e) ||
-    (cp >= 0xa0 && cp <= 0xd7ff) ||
-    (cp >= 0xe000 && cp <= 0xfffd && cp !== 0xfeff)
+    (cp === 0x0a ||
+      (cp >= 0x20 && cp <= 0x7e) ||
+      (cp >= 0xa0 && cp <= 0xd7ff) ||
+      (cp >= 0xe000 && cp <= 0xfffd && cp !== 0xfeff)) &&
+    !INVISIBLE_FORMAT.test(String.fromCharCode(cp))
   );
 }
 

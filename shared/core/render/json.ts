@@ -4,6 +4,7 @@
  * is given; then the most severe findings are kept and the rest counted under `omitted`.
  */
 import type { BlastRadius, ClusterRef, Finding, Remediation } from '../model.ts';
+import { jsonText } from '../quote/json.ts';
 import { countBySeverity, oneLine, type RenderOptions, type SeverityCounts, sortFindings } from './layout.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -109,7 +110,7 @@ export function toJsonReport(findings: readonly Finding[], options: RenderOption
 }
 
 function stringify(report: JsonReport): string {
-  return `${JSON.stringify(report, null, 2)}\n`;
+  return `${jsonText(report, 2)}\n`;
 }
 
 /**

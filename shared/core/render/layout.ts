@@ -12,6 +12,7 @@ import {
   SEVERITIES,
   type Severity,
 } from '../model.ts';
+import { showInvisible } from '../quote/unicode.ts';
 
 export interface RenderOptions {
   /** A heading for the report; a default one is used when absent. */
@@ -102,9 +103,14 @@ export function commonCluster(findings: readonly Finding[]): ClusterRef | undefi
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
-/** Removes control characters; normalises CRLF/CR to LF first. */
+/**
+ * Removes control characters (CRLF/CR normalised to LF first) and shows every invisible format
+ * character as `<U+202E>`: a right-to-left override or a zero-width space in a user name cannot
+ * reorder or hide what a reader sees. Code blocks go through it too; the quoting layers never put
+ * such a character raw into code, so there it changes nothing.
+ */
 export function sanitize(s: string): string {
-  return s.replace(/\r\n?/g, '\n').replace(CONTROL, '');
+  return showInvisible(s.replace(/\r\n?/g, '\n').replace(CONTROL, ''));
 }
 
 /** One line: every run of whitespace (newlines included) becomes one space. */

@@ -30,7 +30,12 @@ export const SLACK_LIMITS = {
   maxCodeChars: 3000,
 } as const;
 
-export type SlackTextObject = { type: 'mrkdwn' | 'plain_text'; text: string; emoji?: boolean };
+export type SlackTextObject = {
+  type: 'mrkdwn' | 'plain_text';
+  text: string;
+  emoji?: boolean;
+  verbatim?: boolean;
+};
 
 export type SlackRichTextElement =
   | { type: 'rich_text_section'; elements: Array<{ type: 'text'; text: string; style?: { bold?: boolean } }> }
@@ -97,7 +102,11 @@ export function slackPayloadBytes(payload: SlackPayload): number {
   return utf8Bytes(JSON.stringify(payload));
 }
 
-/** Escapes the three characters Slack's mrkdwn requires (so `<!channel>` or a link cannot be injected). */
+/**
+ * Escapes the three characters Slack's mrkdwn requires (so `<!channel>` or a link cannot be
+ * injected). Only for our own labels and for values inside inline code: snapshot text never goes
+ * into mrkdwn as prose (see `plainText`).
+ */
 export function escapeSlack(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
@@ -118,8 +127,30 @@ function code(value: string): string {
   return v.length === 0 ? '—' : `\`${escapeSlack(v)}\``;
 }
 
-function prose(text: string): string {
-  return escapeSlack(sanitize(text).trim());
+/** An mrkdwn text object; `verbatim` turns off Slack's auto-linking of URLs, channels and mentions. */
+function mrkdwn(text: string): SlackTextObject {
+  return { type: 'mrkdwn', text, verbatim: true };
+}
+
+/**
+ * Snapshot text (titles, details, fix summaries, notes) as a `rich_text` section: rich text is not
+ * parsed as mrkdwn, so a user name such as `*admin*`, `_x_`, `~y~` or a bare URL is shown as
+ * written, not formatted or linked; invisible characters are shown as `<U+202E>` (`sanitize`).
+ */
+function plainText(text: string, max: number, label?: string): SlackBlock {
+  const body = truncate(sanitize(text).trim(), max) || '—';
+  return {
+    type: 'rich_text',
+    elements: [
+      {
+        type: 'rich_text_section',
+        elements: [
+          ...(label === undefined ? [] : [{ type: 'text' as const, text: label, style: { bold: true } }]),
+          { type: 'text', text: body },
+        ],
+      },
+    ],
+  };
 }
 
 /** `a`, `b`, `c` … 7 more */
@@ -130,11 +161,11 @@ function codeList(values: readonly string[], max: number): string {
 }
 
 function section(text: string): SlackBlock {
-  return { type: 'section', text: { type: 'mrkdwn', text: truncate(text, SLACK_LIMITS.maxSectionChars) } };
+  return { type: 'section', text: mrkdwn(truncate(text, SLACK_LIMITS.maxSectionChars)) };
 }
 
 function field(label: string, value: string): SlackTextObject {
-  return { type: 'mrkdwn', text: truncate(`*${label}*\n${value}`, 500) };
+  return mrkdwn(truncate(`*${label}*\n${value}`, 500));
 }
 
 function clusterPhrase(f: Finding): string {
@@ -143,12 +174,16 @@ function clusterPhrase(f: Finding): string {
 
 /** One line for the fallback text and notifications: `:red_circle: CRITICAL new: <title> — prod (eu-west-1, account …)`. */
 export function slackSummaryLine(notice: Notice): string {
+  return escapeSlack(summaryLine(notice));
+}
+
+function summaryLine(notice: Notice): string {
   const f = notice.finding;
   const head =
     notice.kind === 'resolved'
       ? `:white_check_mark: RESOLVED: ${oneLine(f.title)}`
       : `${EMOJI[f.severity]} ${f.severity.toUpperCase()} ${KIND_LABEL[notice.kind].toLowerCase()}: ${oneLine(f.title)}`;
-  return escapeSlack(`${head} — ${clusterPhrase(f)}`);
+  return `${head} — ${clusterPhrase(f)}`;
 }
 
 type Detail = 'full' | 'no-code' | 'minimal';
@@ -179,13 +214,16 @@ export function renderSlackNotice(notice: Notice, detail: Detail = 'full'): Slac
   const detailText = f.detail.trim();
   if (resolved) {
     blocks.push(
-      section(
-        `No longer found (checked ${code(notice.at)}). It was ${f.severity.toUpperCase()}: ${prose(oneLine(f.title))}`,
+      plainText(
+        `No longer found (checked ${oneLine(notice.at)}). It was ${f.severity.toUpperCase()}: ${oneLine(f.title)}`,
+        SLACK_LIMITS.maxSectionChars,
       ),
     );
   } else if (detailText.length > 0) {
     blocks.push(
-      section(detail === 'minimal' ? truncate(prose(oneLine(detailText)), 500) : prose(detailText)),
+      detail === 'minimal'
+        ? plainText(oneLine(detailText), 500)
+        : plainText(detailText, SLACK_LIMITS.maxSectionChars),
     );
   }
 
@@ -203,14 +241,13 @@ export function renderSlackNotice(notice: Notice, detail: Detail = 'full'): Slac
         `• Nodes: ${firstNodes.slice(0, max).map(code).join(', ')}${more > 0 ? ` … ${more} more` : ''}`,
       );
     }
-    lines.push(`*By when:* ${prose(oneLine(br.timeToImpact)) || '—'}`);
+    lines.push(`*By when:* ${escapeSlack(oneLine(br.timeToImpact)) || '—'}`);
     blocks.push(section(lines.join('\n')));
   }
 
   const r = f.remediation;
   if (!resolved && r !== undefined) {
-    const summary = prose(r.summary);
-    blocks.push(section(`*Fix:* ${detail === 'minimal' ? truncate(summary, 500) : summary}`));
+    blocks.push(plainText(r.summary, detail === 'minimal' ? 500 : SLACK_LIMITS.maxSectionChars, 'Fix: '));
     const omitted: string[] = [];
     for (const { label, code: body } of fixCode(r)) {
       const text = sanitize(body).replace(/\n+$/, '');
@@ -229,19 +266,18 @@ export function renderSlackNotice(notice: Notice, detail: Detail = 'full'): Slac
         ],
       });
     }
-    const notes: string[] = [];
     if (omitted.length > 0) {
-      notes.push(
-        `Not shown here, too long for a Slack message: ${omitted.join(', ')} — see the e-mail (SNS) or run \`eks-auth-sentinel report\`.`,
-      );
-    }
-    if (detail !== 'minimal') for (const note of r.notes ?? []) notes.push(`• ${prose(oneLine(note))}`);
-    if (notes.length > 0) {
       blocks.push({
         type: 'context',
-        elements: [{ type: 'mrkdwn', text: truncate(notes.join('\n'), SLACK_LIMITS.maxSectionChars) }],
+        elements: [
+          mrkdwn(
+            `Not shown here, too long for a Slack message: ${omitted.join(', ')} — see the e-mail (SNS) or run \`eks-auth-sentinel report\`.`,
+          ),
+        ],
       });
     }
+    const notes = detail === 'minimal' ? [] : (r.notes ?? []).map((n) => `• ${oneLine(n)}`);
+    if (notes.length > 0) blocks.push(plainText(notes.join('\n'), SLACK_LIMITS.maxSectionChars));
   }
   blocks.push({ type: 'divider' });
   return blocks;
@@ -331,7 +367,7 @@ function minimalFallback(notice: Notice): SlackBlock[] {
         emoji: true,
       },
     },
-    section(truncate(slackSummaryLine(notice), 1000)),
+    plainText(summaryLine(notice), 1000),
     { type: 'divider' },
   ];
 }

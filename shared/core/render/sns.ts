@@ -14,6 +14,7 @@
  */
 import type { Notice, NoticeKind } from '../alerts.ts';
 import { type Finding, type Severity, severityRank } from '../model.ts';
+import { jsonText } from '../quote/json.ts';
 import { findingToJson } from './json.ts';
 import { clusterLabel, fitBlocks, omittedLine, oneLine, plural } from './layout.ts';
 import { renderMarkdown } from './markdown.ts';
@@ -274,10 +275,9 @@ export function chatbotNotification(
 
 function build(notices: readonly Notice[], level: Level, options: SnsRenderOptions): SnsMessage {
   const text = snsText(notices, level.textChars, level.compact);
-  const json = JSON.stringify(snsJson(notices, level));
-  const https =
-    options.https === 'chatbot' ? JSON.stringify(chatbotNotification(notices, level.textChars)) : json;
-  const message = JSON.stringify({ default: text, email: text, sqs: json, lambda: json, https });
+  const json = jsonText(snsJson(notices, level));
+  const https = options.https === 'chatbot' ? jsonText(chatbotNotification(notices, level.textChars)) : json;
+  const message = jsonText({ default: text, email: text, sqs: json, lambda: json, https });
   const messageAttributes = snsAttributes(notices);
   return {
     subject: snsSubject(notices),

@@ -2,7 +2,9 @@ import { nodeCountOf } from '../consumers.ts';
 import { principalKey } from '../principal.ts';
 import {
   blastRadiusOf,
+  eksCommand,
   nodeAccessRemediation,
+  principalArnFlag,
   TIME_TO_IMPACT_FARGATE,
   TIME_TO_IMPACT_NODES,
 } from '../remediation.ts';
@@ -58,7 +60,12 @@ export const accessEntryDeletionUnauthorizes: Rule = {
         evidence: { monitorPrincipalArn },
         remediation: {
           summary: "Re-create the monitor's access entry (see infra/ for the grant).",
-          awsCli: `aws eks create-access-entry --cluster-name ${a.cluster.name} --region ${a.cluster.region} --principal-arn ${change.principalArn} --kubernetes-groups eks-auth-sentinel:readers`,
+          cli: [
+            eksCommand(a, 'create-access-entry', principalArnFlag(change.principalArn), {
+              flag: '--kubernetes-groups',
+              values: ['eks-auth-sentinel:readers'],
+            }),
+          ],
         },
       });
     }

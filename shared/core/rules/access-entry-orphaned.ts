@@ -1,4 +1,5 @@
 import { principalKey } from '../principal.ts';
+import { eksCommand, principalArnFlag } from '../remediation.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 const NODE_TYPES = new Set([
@@ -39,7 +40,7 @@ export const accessEntryOrphaned: Rule = {
         evidence: { type: e.type, createdAt: e.createdAt ?? null },
         remediation: {
           summary: 'Delete the entry once nothing will use the role.',
-          awsCli: `aws eks delete-access-entry --cluster-name ${a.cluster.name} --region ${a.cluster.region} --principal-arn ${e.principalArn}`,
+          cli: [eksCommand(a, 'delete-access-entry', principalArnFlag(e.principalArn))],
         },
       });
     }

@@ -1,4 +1,20 @@
+import type { AccessScope } from '../model.ts';
+import { jsonText } from '../quote/json.ts';
+import { eksCommand, principalArnFlag } from '../remediation.ts';
 import type { FindingDraft, Rule } from './types.ts';
+
+const DNS_LABEL = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * `--access-scope` in the AWS CLI shorthand when every value is a plain name (`type=namespace,
+ * namespaces=a,b`), else as JSON, which carries any namespace name exactly.
+ */
+function accessScopeArg(scope: AccessScope): string {
+  const namespaces = scope.namespaces ?? [];
+  if (DNS_LABEL.test(scope.type) && namespaces.every((n) => DNS_LABEL.test(n)))
+    return `type=${scope.type}${namespaces.length ? `,namespaces=${namespaces.join(',')}` : ''}`;
+  return jsonText({ type: scope.type, ...(namespaces.length ? { namespaces } : {}) });
+}
 
 export const accessEntryStalePrincipal: Rule = {
   id: 'access-entry/stale-principal',
@@ -16,19 +32,28 @@ export const accessEntryStalePrincipal: Rule = {
     )) {
       const { entry, role } = dead;
       const arn = entry.principalArn;
-      const cluster = a.cluster;
-      const recreate = [
-        `aws eks delete-access-entry --cluster-name ${cluster.name} --region ${cluster.region} --principal-arn ${arn}`,
-        `aws eks create-access-entry --cluster-name ${cluster.name} --region ${cluster.region} --principal-arn ${arn} --type ${entry.type}` +
-          (entry.type === 'STANDARD' && entry.kubernetesGroups.length > 0
-            ? ` --kubernetes-groups ${entry.kubernetesGroups.join(' ')}`
-            : '') +
-          (entry.type === 'STANDARD' && entry.username ? ` --username ${entry.username}` : ''),
-        ...entry.accessPolicies.map(
-          (p) =>
-            `aws eks associate-access-policy --cluster-name ${cluster.name} --region ${cluster.region} --principal-arn ${arn} --policy-arn ${p.policyArn} --access-scope type=${p.accessScope.type}${p.accessScope.namespaces?.length ? `,namespaces=${p.accessScope.namespaces.join(',')}` : ''}`,
+      const arnFlag = principalArnFlag(arn);
+      const standard = entry.type === 'STANDARD';
+      const del = eksCommand(a, 'delete-access-entry', arnFlag);
+      const create = eksCommand(
+        a,
+        'create-access-entry',
+        arnFlag,
+        { flag: '--type', value: entry.type },
+        ...(standard && entry.kubernetesGroups.length > 0
+          ? [{ flag: '--kubernetes-groups', values: entry.kubernetesGroups }]
+          : []),
+        ...(standard && entry.username ? [{ flag: '--username', value: entry.username }] : []),
+      );
+      const associate = entry.accessPolicies.map((p) =>
+        eksCommand(
+          a,
+          'associate-access-policy',
+          arnFlag,
+          { flag: '--policy-arn', value: p.policyArn },
+          { flag: '--access-scope', value: accessScopeArg(p.accessScope) },
         ),
-      ].join('\n');
+      );
       out.push({
         severity: 'high',
         subject: arn,
@@ -44,11 +69,16 @@ export const accessEntryStalePrincipal: Rule = {
         evidence: { entryCreatedAt: entry.createdAt ?? null, role, type: entry.type },
         remediation:
           dead.reason === 'role-missing'
-            ? { summary: 'Delete the orphaned entry.', awsCli: recreate.split('\n')[0] ?? '' }
+            ? { summary: 'Delete the orphaned entry.', cli: [del] }
             : {
                 summary: 'Re-create the access entry so it binds to the current role.',
-                awsCli: recreate,
-                terraform: `terraform apply -replace='aws_eks_access_entry.<name>'   # the entry for ${arn}`,
+                cli: [del, create, ...associate],
+                terraform: {
+                  shell: [
+                    { argv: ['terraform', 'apply', '-replace=aws_eks_access_entry.<name>'] },
+                    { comment: `<name>: the resource of the entry for ${arn}` },
+                  ],
+                },
               },
       });
     }

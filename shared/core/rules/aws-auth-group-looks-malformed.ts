@@ -1,3 +1,4 @@
+import type { AwsAuthEntry } from '../quote/yaml.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 /** A group name with white space is a YAML slip: `system:bootstrappers - system:nodes`. */
@@ -20,9 +21,12 @@ export const awsAuthGroupLooksMalformed: Rule = {
       const bad = m.groups.filter(looksMalformed);
       if (bad.length === 0) continue;
       const arn = 'userarn' in m ? m.userarn : (m.rolearn ?? `sso:${m.sso?.permissionSetName}`);
-      const fixedGroups = m.groups.flatMap((g) =>
+      const groups = m.groups.flatMap((g) =>
         looksMalformed(g) ? g.split(/\s+-\s+|\s+/).filter(Boolean) : [g],
       );
+      const { location: _, ...mapping } = m;
+      const fixed: AwsAuthEntry =
+        'userarn' in mapping ? { user: { ...mapping, groups } } : { role: { ...mapping, groups } };
       out.push({
         severity: 'high',
         subject: arn,
@@ -30,8 +34,8 @@ export const awsAuthGroupLooksMalformed: Rule = {
         detail: `Entry ${m.location.index}${m.location.line ? ` (line ${m.location.line})` : ''} carries group(s) no RBAC binding names; the principal has none of the groups that were meant.`,
         evidence: { groups: m.groups, malformed: bad, location: m.location },
         remediation: {
-          summary: 'Split the groups into separate list items.',
-          awsAuthYaml: `  groups:\n${fixedGroups.map((g) => `    - ${g}`).join('\n')}\n`,
+          summary: `Split the groups into separate list items: replace ${m.location.dataKey} entry ${m.location.index} with the entry shown.`,
+          awsAuth: fixed,
         },
       });
     }

@@ -1,4 +1,3 @@
-import { formatRoleMappingYaml } from '../aws-auth/index.ts';
 import { roleArnHasPath, roleArnWithoutPath } from '../principal.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
@@ -26,7 +25,7 @@ export const awsAuthRoleArnHasPath: Rule = {
         evidence: { rolearn: r.rolearn, location: r.location },
         remediation: {
           summary: `Replace the rolearn with ${fixed}.`,
-          awsAuthYaml: formatRoleMappingYaml({ rolearn: fixed, username: r.username, groups: r.groups }),
+          awsAuth: { role: { rolearn: fixed, username: r.username, groups: r.groups } },
         },
       });
     }

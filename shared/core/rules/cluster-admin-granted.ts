@@ -1,4 +1,5 @@
 import type { Analysis } from '../analysis.ts';
+import { ADMIN_POLICY_ARN, eksCommand, principalArnFlag } from '../remediation.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 const ADMIN_POLICY = '/AmazonEKSClusterAdminPolicy';
@@ -63,7 +64,12 @@ export const clusterAdminGranted: Rule = {
           ...(viaAwsAuth
             ? {}
             : {
-                awsCli: `aws eks disassociate-access-policy --cluster-name ${a.cluster.name} --region ${a.cluster.region} --principal-arn ${arn} --policy-arn arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy`,
+                cli: [
+                  eksCommand(a, 'disassociate-access-policy', principalArnFlag(arn), {
+                    flag: '--policy-arn',
+                    value: ADMIN_POLICY_ARN,
+                  }),
+                ],
               }),
         },
       });

@@ -1,6 +1,16 @@
 import type { Analysis } from '../analysis.ts';
 import { principalKey } from '../principal.ts';
-import { blastRadiusOf, TIME_TO_IMPACT_NODES, terraformName } from '../remediation.ts';
+import type { HclAttribute, HclItem } from '../quote/hcl.ts';
+import type { ShellCommand } from '../quote/shell.ts';
+import {
+  ADMIN_POLICY_ARN,
+  blastRadiusOf,
+  eksCommand,
+  principalArnFlag,
+  str,
+  TIME_TO_IMPACT_NODES,
+  uniqueTerraformNames,
+} from '../remediation.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 interface Dropped {
@@ -35,17 +45,61 @@ function droppedPrincipals(b: Analysis): Dropped[] {
   return out.sort((x, y) => x.arn.localeCompare(y.arn));
 }
 
-function entryCommand(a: Analysis, d: Dropped, nodeType: string | undefined): string[] {
-  const base = `aws eks create-access-entry --cluster-name ${a.cluster.name} --region ${a.cluster.region} --principal-arn ${d.arn}`;
-  if (nodeType) return [`${base} --type ${nodeType}`];
+function entryCommands(a: Analysis, d: Dropped, nodeType: string | undefined): ShellCommand[] {
+  const arn = principalArnFlag(d.arn);
+  if (nodeType) return [eksCommand(a, 'create-access-entry', arn, { flag: '--type', value: nodeType })];
   const groups = d.groups.filter((g) => !g.startsWith('system:'));
-  const cmds = [`${base}${groups.length ? ` --kubernetes-groups ${groups.join(' ')}` : ''}`];
+  const cmds = [
+    eksCommand(
+      a,
+      'create-access-entry',
+      arn,
+      ...(groups.length ? [{ flag: '--kubernetes-groups', values: groups }] : []),
+    ),
+  ];
   if (d.groups.includes('system:masters')) {
     cmds.push(
-      `aws eks associate-access-policy --cluster-name ${a.cluster.name} --region ${a.cluster.region} --principal-arn ${d.arn} --policy-arn arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy --access-scope type=cluster`,
+      eksCommand(
+        a,
+        'associate-access-policy',
+        arn,
+        { flag: '--policy-arn', value: ADMIN_POLICY_ARN },
+        '--access-scope',
+        'type=cluster',
+      ),
     );
   }
   return cmds;
+}
+
+/** One `access_entries` item of terraform-aws-modules/eks for a dropped principal. */
+function entryTerraform(d: Dropped, name: string, nodeType: string | undefined): HclAttribute {
+  const groups = d.groups.filter((g) => !g.startsWith('system:'));
+  const body: HclAttribute[] = [{ name: 'principal_arn', value: str(d.arn) }];
+  if (nodeType) body.push({ name: 'type', value: str(nodeType) });
+  else if (groups.length) body.push({ name: 'kubernetes_groups', value: { list: groups } });
+  if (d.groups.includes('system:masters')) {
+    body.push({
+      name: 'policy_associations',
+      value: {
+        object: [
+          {
+            name: 'admin',
+            value: {
+              object: [
+                { name: 'policy_arn', value: str(ADMIN_POLICY_ARN) },
+                {
+                  name: 'access_scope',
+                  value: { object: [{ name: 'type', value: str('cluster') }], inline: true },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    });
+  }
+  return { name, value: { object: body } };
 }
 
 export const clusterAuthModeDropsPrincipals: Rule = {
@@ -73,32 +127,14 @@ export const clusterAuthModeDropsPrincipals: Rule = {
       return 'EC2_LINUX';
     };
     const fixable = dropped.filter((d) => d.kind === 'role' || d.kind === 'user');
-    const cli = fixable.flatMap((d) => entryCommand(b, d, nodeTypeOf(d))).join('\n');
-    const terraform = [
-      'access_entries = {',
-      ...fixable.map((d) => {
-        const t = nodeTypeOf(d);
-        const groups = d.groups.filter((g) => !g.startsWith('system:'));
-        return [
-          `  ${terraformName(d.arn)} = {`,
-          `    principal_arn = "${d.arn}"`,
-          ...(t ? [`    type          = "${t}"`] : []),
-          ...(!t && groups.length ? [`    kubernetes_groups = ${JSON.stringify(groups)}`] : []),
-          ...(d.groups.includes('system:masters')
-            ? [
-                '    policy_associations = {',
-                '      admin = {',
-                '        policy_arn   = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"',
-                '        access_scope = { type = "cluster" }',
-                '      }',
-                '    }',
-              ]
-            : []),
-          '  }',
-        ].join('\n');
-      }),
-      '}',
-    ].join('\n');
+    const cli = fixable.flatMap((d) => entryCommands(b, d, nodeTypeOf(d)));
+    const names = uniqueTerraformNames(fixable.map((d) => d.arn));
+    const terraform: HclItem[] = [
+      {
+        name: 'access_entries',
+        value: { object: fixable.map((d, i) => entryTerraform(d, names[i] ?? 'principal', nodeTypeOf(d))) },
+      },
+    ];
     const draft: FindingDraft = {
       severity: consumers.length > 0 ? 'critical' : 'high',
       subject: a.snapshot.clusterArn,
@@ -109,8 +145,8 @@ export const clusterAuthModeDropsPrincipals: Rule = {
       evidence: { from: b.mode, to: 'API', dropped },
       remediation: {
         summary: 'Create these access entries first, confirm access, then switch. API mode cannot be undone.',
-        awsCli: cli,
-        terraform,
+        cli,
+        terraform: { hcl: terraform },
         notes: [
           'Groups starting with system: cannot be given to STANDARD access entries; system:masters becomes AmazonEKSClusterAdminPolicy.',
           ...(dropped.some((d) => d.kind === 'account' || d.kind === 'sso')

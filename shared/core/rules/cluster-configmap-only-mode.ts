@@ -21,8 +21,28 @@ export const clusterConfigmapOnlyMode: Rule = {
         remediation: {
           summary:
             'Enable access entries (one-way, aws-auth stays in effect), then move node roles to access entries.',
-          awsCli: `aws eks update-cluster-config --name ${name} --region ${region} --access-config authenticationMode=API_AND_CONFIG_MAP`,
-          terraform: 'access_config {\n  authentication_mode = "API_AND_CONFIG_MAP"\n}',
+          cli: [
+            {
+              argv: [
+                'aws',
+                'eks',
+                'update-cluster-config',
+                { flag: '--name', value: name },
+                { flag: '--region', value: region },
+                '--access-config',
+                'authenticationMode=API_AND_CONFIG_MAP',
+              ],
+            },
+          ],
+          terraform: {
+            hcl: [
+              {
+                block: 'access_config',
+                labels: [],
+                body: [{ name: 'authentication_mode', value: { string: 'API_AND_CONFIG_MAP' } }],
+              },
+            ],
+          },
           notes: [
             'eksctl utils migrate-to-access-entry --cluster <name> plans the migration of aws-auth entries.',
           ],

@@ -1,6 +1,7 @@
 import type { Analysis } from '../analysis.ts';
 import type { Change } from '../change.ts';
-import type { BlastRadius, Remediation, Severity } from '../model.ts';
+import type { BlastRadius, Severity } from '../model.ts';
+import type { FixPlan } from '../remediation.ts';
 
 export interface RuleContext {
   /** The state evaluated: the snapshot, or the simulated state after a change. */
@@ -20,7 +21,8 @@ export interface FindingDraft {
   detail: string;
   evidence: Record<string, unknown>;
   blastRadius?: BlastRadius;
-  remediation?: Remediation;
+  /** The fix as structured values: the engine writes its code blocks (`renderFix`), never a rule. */
+  remediation?: FixPlan;
   /** Extra identity for the fingerprint beyond rule, cluster and subject (e.g. the data key). */
   fingerprintKey?: string;
 }
