@@ -160,12 +160,12 @@ describe('infra/terraform', () => {
     expect(resources.filter((r) => r?.startsWith('kubernetes_config_map'))).toEqual([]);
     expect(main).not.toMatch(/^\s*force\s*=/m);
     // The only aws-auth read is a data source scoped to a check block (a warning, never a failure).
-    const check = /check "aws_auth_maps_the_monitor" \{[^]*?\n\}/.exec(main)?.[0] ?? '';
+    const check = /check "aws_auth_maps_the_monitor" \{[\s\S]*?\n\}/.exec(main)?.[0] ?? '';
     expect(check).toContain('data "kubernetes_config_map_v1" "aws_auth"');
     expect(main.replace(check, '')).not.toContain('kubernetes_config_map');
     expect(main).toContain('output "aws_auth_map_roles"');
     expect(main).toMatch(
-      /output "aws_auth_eksctl_commands"[^]*eksctl create iamidentitymapping --cluster \$\{var\.cluster_name\}/,
+      /output "aws_auth_eksctl_commands"[\s\S]*eksctl create iamidentitymapping --cluster \$\{var\.cluster_name\}/,
     );
     expect(tf('cluster-read-access', 'variables.tf')).not.toMatch(/manage_aws_auth|existing_map_roles/);
   });
