@@ -45,6 +45,7 @@ afterAll(async () => {
 });
 
 const ref = (port: number): KubeClusterRef => ({
+  accountId: '111122223333',
   clusterName: 'prod',
   region: 'eu-west-1',
   endpoint: `https://127.0.0.1:${port}`,
