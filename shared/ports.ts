@@ -45,6 +45,7 @@ export interface ClusterDescription {
   bootstrapClusterCreatorAdminPermissions?: boolean;
   endpointPublicAccess?: boolean;
   endpointPrivateAccess?: boolean;
+  publicAccessCidrs?: string[];
   /** The Kubernetes API endpoint (https URL); missing while the cluster is being created. */
   endpoint?: string;
   /** Base64 of the cluster CA bundle (PEM), exactly as DescribeCluster returns it. */

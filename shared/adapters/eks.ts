@@ -321,6 +321,7 @@ export function toClusterDescription(cluster: SdkCluster, requestedName: string)
     bootstrapClusterCreatorAdminPermissions: cluster.accessConfig?.bootstrapClusterCreatorAdminPermissions,
     endpointPublicAccess: cluster.resourcesVpcConfig?.endpointPublicAccess,
     endpointPrivateAccess: cluster.resourcesVpcConfig?.endpointPrivateAccess,
+    publicAccessCidrs: cluster.resourcesVpcConfig?.publicAccessCidrs,
     endpoint: cluster.endpoint,
     certificateAuthorityData: cluster.certificateAuthority?.data,
   });

@@ -20,7 +20,13 @@ import {
 import type { KubeClusterRef, KubeReader, Lookup } from '../ports.ts';
 import { retryWithBackoff } from './concurrency.ts';
 import type { EksTokenProvider } from './kube-token.ts';
-import { networkCodeOf, RETRYABLE_NETWORK_CODES, TLS_ERROR_CODES, toAwsAuth } from './kubernetes-shapes.ts';
+import {
+  connectFailureOf,
+  networkCodeOf,
+  RETRYABLE_NETWORK_CODES,
+  TLS_ERROR_CODES,
+  toAwsAuth,
+} from './kubernetes-shapes.ts';
 
 const NAMESPACE = 'kube-system';
 const NAME = 'aws-auth';
@@ -112,7 +118,10 @@ function toError(error: unknown, cluster: string): KubernetesApiError {
       { ...base, code: 'unavailable' },
     );
   }
-  if (isAbort(error)) return new KubernetesApiError(`${where}: timed out`, { ...base, code: 'timeout' });
+  const unreachable = connectFailureOf(error);
+  if (unreachable !== undefined) {
+    return new KubernetesApiError(`${where}: ${unreachable.message}`, { ...base, code: unreachable.code });
+  }
   if (error instanceof SyntaxError) {
     return new KubernetesApiError(`${where}: the answer is not JSON`, { ...base, code: 'invalid-response' });
   }

@@ -4,6 +4,7 @@
  * (kubernetes-aws-auth.ts), so the onEksEvent bundle does not contain the client.
  */
 import type { V1ConfigMap, V1ManagedFieldsEntry } from '@kubernetes/client-node';
+import { type ConnectFailure, unreachableMessage } from '../core/endpoint-access.ts';
 import type { AwsAuthConfigMap, ManagedField } from '../core/model.ts';
 import { dropUndefined, isoTime } from './util.ts';
 
@@ -70,4 +71,40 @@ export function networkCodeOf(error: unknown): string | undefined {
     current = c.cause;
   }
   return undefined;
+}
+
+const FAILURE_OF_CODE: Record<string, ConnectFailure> = {
+  ETIMEDOUT: 'timeout',
+  UND_ERR_CONNECT_TIMEOUT: 'timeout',
+  ECONNREFUSED: 'refused',
+  ENOTFOUND: 'dns',
+  EAI_AGAIN: 'dns',
+  EHOSTUNREACH: 'no-route',
+  ENETUNREACH: 'no-route',
+  ECONNRESET: 'reset',
+};
+
+/** The request's own timeout (AbortSignal.timeout) or an abort by the budget. */
+function isAbortError(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { name?: unknown; type?: unknown };
+  return e.name === 'AbortError' || e.name === 'TimeoutError' || e.type === 'aborted';
+}
+
+/**
+ * A failure to reach the API server at all (timeout, refused, DNS, no route, reset) → the
+ * message part `could not reach the API server: …` that monitor/source-unavailable reads back
+ * (shared/core/endpoint-access.ts) and the error code; undefined for anything else.
+ */
+export function connectFailureOf(
+  error: unknown,
+): { message: string; code: 'timeout' | 'unavailable' } | undefined {
+  const aborted = isAbortError(error);
+  const networkCode = aborted ? undefined : networkCodeOf(error);
+  const failure = aborted ? 'timeout' : networkCode === undefined ? undefined : FAILURE_OF_CODE[networkCode];
+  if (failure === undefined) return undefined;
+  return {
+    message: unreachableMessage(failure, networkCode),
+    code: failure === 'timeout' ? 'timeout' : 'unavailable',
+  };
 }

@@ -33,7 +33,13 @@ import {
 import type { Ec2NodeClassSpec, KubeClusterRef, KubeNode, KubeReader, Lookup } from '../ports.ts';
 import { retryWithBackoff } from './concurrency.ts';
 import type { EksTokenProvider } from './kube-token.ts';
-import { networkCodeOf, RETRYABLE_NETWORK_CODES, TLS_ERROR_CODES, toAwsAuth } from './kubernetes-shapes.ts';
+import {
+  connectFailureOf,
+  networkCodeOf,
+  RETRYABLE_NETWORK_CODES,
+  TLS_ERROR_CODES,
+  toAwsAuth,
+} from './kubernetes-shapes.ts';
 import { dropUndefined } from './util.ts';
 
 export const NODE_PAGE_SIZE = 500;
@@ -127,8 +133,9 @@ export function toKubernetesApiError(
       { ...base, code: 'unavailable' },
     );
   }
-  if (isAbort(error)) {
-    return new KubernetesApiError(`${where}: timed out`, { ...base, code: 'timeout' });
+  const unreachable = connectFailureOf(error);
+  if (unreachable !== undefined) {
+    return new KubernetesApiError(`${where}: ${unreachable.message}`, { ...base, code: unreachable.code });
   }
   const detail = networkCode ?? (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
   return new KubernetesApiError(`${where}: could not reach the API server (${detail})`, {

@@ -188,6 +188,7 @@ function clusterInfo(cluster: ClusterDescription): ClusterSnapshot['cluster'] {
   }
   if (cluster.endpointPublicAccess !== undefined) info.endpointPublicAccess = cluster.endpointPublicAccess;
   if (cluster.endpointPrivateAccess !== undefined) info.endpointPrivateAccess = cluster.endpointPrivateAccess;
+  if (cluster.publicAccessCidrs !== undefined) info.publicAccessCidrs = [...cluster.publicAccessCidrs];
   return info;
 }
 

@@ -28,6 +28,8 @@ export interface ClusterInfo {
   bootstrapClusterCreatorAdminPermissions?: boolean;
   endpointPublicAccess?: boolean;
   endpointPrivateAccess?: boolean;
+  /** CIDRs allowed to reach the public endpoint (DescribeCluster `resourcesVpcConfig.publicAccessCidrs`). */
+  publicAccessCidrs?: string[];
 }
 
 /** One entry of the ConfigMap's metadata.managedFields, reduced to what the rules need. */

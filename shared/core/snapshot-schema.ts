@@ -77,6 +77,7 @@ const clusterInfoSchema = z.strictObject({
   bootstrapClusterCreatorAdminPermissions: z.exactOptional(z.boolean()),
   endpointPublicAccess: z.exactOptional(z.boolean()),
   endpointPrivateAccess: z.exactOptional(z.boolean()),
+  publicAccessCidrs: z.exactOptional(z.array(z.string())),
 });
 
 const managedFieldSchema = z.strictObject({

@@ -153,4 +153,20 @@ describe('infra/terraform', () => {
     expect(main).toContain('resource_names = ["aws-auth"]');
     checkVariables('cluster-read-access');
   });
+
+  it('cluster-read-access never writes aws-auth: it outputs the entries and an eksctl command per role, and only reads aws-auth to warn', () => {
+    const main = tf('cluster-read-access', 'main.tf').replace(/^#.*\n/gm, '');
+    const resources = [...main.matchAll(/^resource "(\w+)" "\w+"/gm)].map((m) => m[1]);
+    expect(resources.filter((r) => r?.startsWith('kubernetes_config_map'))).toEqual([]);
+    expect(main).not.toMatch(/^\s*force\s*=/m);
+    // The only aws-auth read is a data source scoped to a check block (a warning, never a failure).
+    const check = /check "aws_auth_maps_the_monitor" \{[\s\S]*?\n\}/.exec(main)?.[0] ?? '';
+    expect(check).toContain('data "kubernetes_config_map_v1" "aws_auth"');
+    expect(main.replace(check, '')).not.toContain('kubernetes_config_map');
+    expect(main).toContain('output "aws_auth_map_roles"');
+    expect(main).toMatch(
+      /output "aws_auth_eksctl_commands"[\s\S]*eksctl create iamidentitymapping --cluster \$\{var\.cluster_name\}/,
+    );
+    expect(tf('cluster-read-access', 'variables.tf')).not.toMatch(/manage_aws_auth|existing_map_roles/);
+  });
 });

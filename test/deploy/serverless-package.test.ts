@@ -4,10 +4,11 @@
  * Node 22 on arm64, alarms. The bundle script runs first (the package zips the bundles).
  * Network access is made to fail (proxy to a closed port): packaging must not need it.
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../fakes/snapshot-builder.ts';
 
 type Json = Record<string, unknown>;
@@ -76,32 +77,64 @@ const WRITE_ACTIONS = new Set([
   'kms:GenerateDataKey',
 ]);
 
-let template: { Resources: Record<string, Resource>; Conditions?: Json; Outputs?: Json };
+type Template = { Resources: Record<string, Resource>; Conditions?: Json; Outputs?: Json };
+let template: Template;
+/** `serverless package` without any `--param`. */
+let defaults: Template;
+/** With `--param=subnetIds=…` and `--param=securityGroupIds=…`. */
+let inVpc: Template;
 let bundleMeta: Record<string, { bytes: number; packages: string[] }>;
+let work: string;
+
+const SERVERLESS = join(ROOT, 'node_modules', 'osls', 'bin', 'serverless.js');
+const SUBNETS = ['subnet-0123456789abcdef0', 'subnet-0fedcba9876543210'];
+const SECURITY_GROUP = 'sg-0123456789abcdef0';
+const KUBERNETES_READERS = [
+  'SnapshotWorkerLambdaFunction',
+  'OnEksEventLambdaFunction',
+  'ReportLambdaFunction',
+];
 
 function run(command: string, args: string[]): void {
   execFileSync(command, args, { cwd: ROOT, env: OFFLINE_ENV, stdio: 'pipe', timeout: 120_000 });
 }
 
-beforeAll(() => {
-  run(process.execPath, ['scripts/bundle-functions.mjs']);
+/** `serverless package` into its own directory; the CloudFormation it wrote. */
+function packageWith(name: string, params: string[]): Template {
+  const out = join(work, name);
   run(process.execPath, [
-    'node_modules/osls/bin/serverless.js',
+    SERVERLESS,
     'package',
     '--stage',
     'test',
     '--region',
     'eu-west-1',
+    '--package',
+    out,
+    ...params,
+  ]);
+  return JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
+}
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'serverless-package-'));
+  run(process.execPath, ['scripts/bundle-functions.mjs']);
+  template = packageWith('with-params', [
     '--param=regions=eu-west-1,us-east-1',
     '--param=slackWebhookParameter=/eks-auth-sentinel/slack-webhook',
   ]);
-  template = JSON.parse(
-    readFileSync(join(ROOT, '.serverless', 'cloudformation-template-update-stack.json'), 'utf8'),
-  );
+  defaults = packageWith('defaults', []);
+  inVpc = packageWith('vpc', [
+    `--param=subnetIds=${SUBNETS.join(',')}`,
+    `--param=securityGroupIds=${SECURITY_GROUP}`,
+  ]);
   bundleMeta = JSON.parse(readFileSync(join(ROOT, 'dist', 'functions', 'meta.json'), 'utf8'));
-}, 180_000);
+}, 300_000);
 
-const ofType = (type: string) => Object.entries(template.Resources).filter(([, r]) => r.Type === type);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const ofType = (type: string, t: Template = template) =>
+  Object.entries(t.Resources).filter(([, r]) => r.Type === type);
 
 /** Every IAM statement of every role, with the conditional (Fn::If) ones unwrapped. */
 function roleStatements(): Array<{ role: string; statement: Statement }> {
@@ -321,5 +354,106 @@ describe('serverless package (offline)', () => {
     expect(alarms.some((a) => a.MetricName === 'SourceUnavailable')).toBe(true);
     const filter = ofType('AWS::Logs::MetricFilter')[0]?.[1].Properties;
     expect(filter?.FilterPattern).toContain('sourceUnavailable');
+  });
+});
+
+describe('serverless package: parameters', () => {
+  const environment = (t: Template, fn: string) =>
+    (t.Resources[fn]?.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)
+      ?.Variables ?? {};
+
+  it('without any --param: the deploy Region is watched, Slack is off, no VPC', () => {
+    for (const [id] of ofType('AWS::Lambda::Function', defaults)) {
+      expect(environment(defaults, id).SENTINEL_REGIONS, id).toBe('eu-west-1');
+      expect(environment(defaults, id).SENTINEL_SLACK_WEBHOOK_PARAMETER, id).toBe('disabled');
+      expect(defaults.Resources[id]?.Properties, id).not.toHaveProperty('VpcConfig');
+    }
+    // SlackEnabled is false: the SSM statements are dropped.
+    expect(defaults.Conditions?.SlackEnabled).toEqual({
+      'Fn::Not': [{ 'Fn::Equals': ['disabled', 'disabled'] }],
+    });
+    for (const [id, role] of ofType('AWS::IAM::Role', defaults)) {
+      expect(role.Properties.ManagedPolicyArns ?? [], id).toEqual([]);
+    }
+  });
+
+  it('with subnetIds and securityGroupIds: the Kubernetes-reading functions run in the VPC, with ENI permissions; the scheduler does not', () => {
+    for (const id of KUBERNETES_READERS) {
+      expect(inVpc.Resources[id]?.Properties.VpcConfig, id).toEqual({
+        SubnetIds: SUBNETS,
+        SecurityGroupIds: [SECURITY_GROUP],
+      });
+    }
+    expect(inVpc.Resources.SchedulerLambdaFunction?.Properties).not.toHaveProperty('VpcConfig');
+    const managed = Object.fromEntries(
+      ofType('AWS::IAM::Role', inVpc).map(([id, r]) => [
+        id,
+        JSON.stringify(r.Properties.ManagedPolicyArns ?? []),
+      ]),
+    );
+    for (const role of ['SnapshotWorkerRole', 'OnEksEventRole', 'ReportRole']) {
+      expect(managed[role], role).toContain(':iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole');
+    }
+    expect(managed.SchedulerRole).toBe('[]');
+  });
+
+  it('outputs one role ARN per parameter of infra/cloudformation/cluster-read-access.yaml, and the list for Terraform', () => {
+    const outputs = template.Outputs as Record<string, { Value: unknown }>;
+    expect(outputs.WorkerRoleArn?.Value).toEqual({ 'Fn::GetAtt': ['SnapshotWorkerRole', 'Arn'] });
+    expect(outputs.EventRoleArn?.Value).toEqual({ 'Fn::GetAtt': ['OnEksEventRole', 'Arn'] });
+    expect(outputs.ReportRoleArn?.Value).toEqual({ 'Fn::GetAtt': ['ReportRole', 'Arn'] });
+    const readAccess = readFileSync(
+      join(ROOT, 'infra', 'cloudformation', 'cluster-read-access.yaml'),
+      'utf8',
+    );
+    for (const name of ['WorkerRoleArn', 'EventRoleArn', 'ReportRoleArn'])
+      expect(readAccess).toContain(`  ${name}:`);
+    expect(JSON.stringify(outputs.MonitorRoleArns?.Value)).toContain('Fn::Join');
+  });
+
+  it('before bundling, or with parameters that do not fit, it exits 1 with one line per problem naming the fix', () => {
+    // A copy of the service without dist/: what a fresh checkout has.
+    const service = join(work, 'fresh-checkout');
+    cpSync(join(ROOT, 'serverless.yml'), join(service, 'serverless.yml'));
+    cpSync(join(ROOT, 'scripts', 'serverless'), join(service, 'scripts', 'serverless'), { recursive: true });
+    cpSync(join(ROOT, 'infra', 'iam'), join(service, 'infra', 'iam'), { recursive: true });
+    const attempt = (params: string[]) => {
+      const result = spawnSync(
+        process.execPath,
+        [SERVERLESS, 'package', '--region', 'eu-west-1', ...params],
+        {
+          cwd: service,
+          env: OFFLINE_ENV,
+          encoding: 'utf8',
+          timeout: 120_000,
+        },
+      );
+      const lines = `${result.stdout}${result.stderr}`.split('\n').map((l) => l.trim());
+      return { status: result.status, lines, text: lines.join('\n') };
+    };
+
+    const unbundled = attempt([]);
+    expect(unbundled.status).toBe(1);
+    expect(unbundled.text).toMatch(
+      /no bundle at dist\/functions\/scheduler\/index\.js, .*: run `npm run bundle` first/,
+    );
+    expect(unbundled.text).not.toContain('No file matches include / exclude patterns');
+    expect(unbundled.text).not.toContain('Cannot resolve variable');
+
+    const wrong = attempt([
+      '--param=subnetIds=subnet-0123456789abcdef0,vpc-1',
+      '--param=regions=eu-west-1,mars',
+      '--param=slackWebhookParameter=https://hooks.slack.com/services/T/B/x',
+    ]);
+    expect(wrong.status).toBe(1);
+    const problems = wrong.lines.filter((l) =>
+      /^(subnetIds|securityGroupIds|regions|slackWebhookParameter)\b/.test(l),
+    );
+    expect(problems).toEqual([
+      'subnetIds: "vpc-1" is not a subnet ID (subnet-0123456789abcdef0)',
+      'subnetIds is set but securityGroupIds is not: add --param=securityGroupIds=sg-…',
+      'regions: "mars" is not a Region: --param=regions=eu-west-1,us-east-1',
+      'slackWebhookParameter: "https://hooks.slack.com/services/T/B/x" is neither an SSM parameter name starting with / nor "disabled": --param=slackWebhookParameter=/eks-auth-sentinel/slack-webhook',
+    ]);
   });
 });

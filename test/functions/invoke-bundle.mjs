@@ -32,7 +32,7 @@ try {
     resultFile,
     JSON.stringify({
       ok: false,
-      error: { name: error?.name, message: error?.message },
+      error: { name: error?.name, constructorName: error?.constructor?.name, message: error?.message },
       node: process.version,
     }),
   );

@@ -112,7 +112,7 @@ afterAll(async () => {
 interface Invocation {
   ok: boolean;
   result?: unknown;
-  error?: { name: string; message: string };
+  error?: { name: string; constructorName: string; message: string };
   node: string;
   logs: Array<Record<string, unknown>>;
 }
@@ -245,5 +245,25 @@ describe.skipIf(!HAVE_NODE22)('Lambda bundles on Node 22', () => {
     const invalid = await invoke('report', { cluster: 'prod', colour: 'blue' });
     expect(invalid.ok).toBe(false);
     expect(invalid.error?.name).toBe('ReportRequestError');
+  });
+
+  it('a thrown error keeps its class name through minification (errorType in Lambda and in `serverless invoke local`)', async () => {
+    const invalid = await invoke('report', { cluster: 'prod', colour: 'blue' });
+    expect(invalid.error).toMatchObject({
+      name: 'ReportRequestError',
+      constructorName: 'ReportRequestError',
+    });
+    // A cold start without configuration: every function throws the same ConfigError.
+    const saved = env;
+    env = { PATH: saved.PATH ?? '', HOME: work, AWS_REGION: saved.AWS_REGION ?? 'eu-west-1' };
+    try {
+      for (const fn of FUNCTIONS) {
+        const out = await invoke(fn, {});
+        expect(out.error, fn).toMatchObject({ name: 'ConfigError', constructorName: 'ConfigError' });
+        expect(out.error?.message, fn).toContain('SENTINEL_REGIONS');
+      }
+    } finally {
+      env = saved;
+    }
   });
 });

@@ -3,9 +3,17 @@
 #
 #   API / API_AND_CONFIG_MAP: one STANDARD access entry per role, Kubernetes group
 #     `eks-auth-sentinel:readers`, no access policy (AmazonEKSViewPolicy cannot list nodes);
-#   CONFIG_MAP: aws-auth mapRoles entries — only when `manage_aws_auth = true`, and then
-#     `existing_map_roles` must hold every other entry of mapRoles (this writes the whole key,
-#     as terraform-aws-eks does); otherwise the entries are in the `aws_auth_map_roles` output.
+#   CONFIG_MAP: this module never writes aws-auth. mapRoles is one string; whoever writes it owns
+#     all of it. A `kubernetes_config_map_v1_data` here would (a) with `force = true` take that
+#     string over from EKS and eksctl, (b) write back what it read at plan time, dropping a node
+#     role EKS added before apply, and (c) on destroy, or when switched off, apply empty data,
+#     which removes the whole mapRoles key it owns: every node and user mapped there is locked
+#     out. With `force = false` it fails whenever another field manager (EKS, eksctl, kubectl)
+#     owns mapRoles, which is the case on every cluster with a managed node group.
+#     So the entries are outputs: `aws_auth_map_roles` (to add to the Terraform or GitOps code
+#     that owns aws-auth) and `aws_auth_eksctl_commands` (eksctl reads, appends and writes back
+#     with the ConfigMap's resourceVersion: a concurrent edit makes it fail, not vanish). The
+#     `aws_auth_maps_the_monitor` check reads aws-auth and warns until every role is mapped.
 #   Both: the RBAC of infra/kubernetes/monitor-clusterrole.yaml (list nodes and
 #     ec2nodeclasses, get configmaps/aws-auth in kube-system) bound to that group.
 #
@@ -38,18 +46,6 @@ resource "aws_eks_access_entry" "monitor" {
   user_name         = "eks-auth-sentinel"
   kubernetes_groups = [local.group]
   tags              = var.tags
-}
-
-resource "kubernetes_config_map_v1_data" "aws_auth" {
-  count = !local.access_entry && var.manage_aws_auth ? 1 : 0
-  metadata {
-    name      = "aws-auth"
-    namespace = "kube-system"
-  }
-  data = {
-    mapRoles = yamlencode(concat(var.existing_map_roles, local.monitor_map_roles))
-  }
-  force = true
 }
 
 resource "kubernetes_cluster_role_v1" "reader" {
@@ -118,7 +114,31 @@ resource "kubernetes_role_binding_v1" "aws_auth_reader" {
   }
 }
 
+# Read-only: warns (never fails the apply) while a CONFIG_MAP cluster's aws-auth lacks a monitor role.
+check "aws_auth_maps_the_monitor" {
+  data "kubernetes_config_map_v1" "aws_auth" {
+    metadata {
+      name      = "aws-auth"
+      namespace = "kube-system"
+    }
+  }
+  assert {
+    condition = local.access_entry || alltrue([
+      for arn in var.monitor_role_arns : strcontains(try(data.kubernetes_config_map_v1.aws_auth.data["mapRoles"], ""), arn)
+    ])
+    error_message = "CONFIG_MAP cluster ${var.cluster_name}: aws-auth does not map every monitor role yet. This module never writes aws-auth: add the aws_auth_map_roles output where aws-auth is managed, or run the aws_auth_eksctl_commands output."
+  }
+}
+
 output "aws_auth_map_roles" {
-  description = "CONFIG_MAP clusters: the mapRoles entries of the monitor (add them yourself unless manage_aws_auth)."
+  description = "CONFIG_MAP clusters: the monitor's mapRoles entries, to append to aws-auth where it is managed (this module never writes it)."
   value       = yamlencode(local.monitor_map_roles)
+}
+
+output "aws_auth_eksctl_commands" {
+  description = "CONFIG_MAP clusters: append each entry to aws-auth without touching the others (add --region when it is not your default)."
+  value = [for arn in var.monitor_role_arns : join(" ", [
+    "eksctl create iamidentitymapping --cluster ${var.cluster_name}",
+    "--arn ${arn} --username eks-auth-sentinel --group ${local.group}",
+  ])]
 }

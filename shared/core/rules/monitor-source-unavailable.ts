@@ -1,3 +1,4 @@
+import { connectFailureIn, explainUnreachable } from '../endpoint-access.ts';
 import type { Severity, SourceName } from '../model.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
@@ -18,7 +19,7 @@ export const monitorSourceUnavailable: Rule = {
   title: 'A source could not be read: the monitor is blind there',
   meaning:
     'A read failed (permissions, throttling, network). Nothing is concluded from that source — a failed read never looks like "every mapping was removed" — and this finding says what is not watched.',
-  fix: 'Grant the permission named in the error (see infra/iam and infra/kubernetes), or fix connectivity to the cluster endpoint.',
+  fix: 'Grant the permission named in the error (see infra/iam and infra/kubernetes), or fix connectivity to the cluster endpoint (a private-only or CIDR-restricted endpoint needs the monitor in the cluster’s VPC).',
   evaluate({ current: a }) {
     const s = a.snapshot;
     const out: FindingDraft[] = [];
@@ -36,15 +37,35 @@ export const monitorSourceUnavailable: Rule = {
       const irrelevant =
         (name === 'awsAuth' && a.mode === 'API') || (name === 'accessEntries' && a.mode === 'CONFIG_MAP');
       const severity: Severity = irrelevant ? 'low' : 'high';
+      // A Kubernetes API the monitor cannot reach at all: say why, from the endpoint access.
+      const failure = connectFailureIn(src.error ?? '');
+      const unreachable = failure === undefined ? undefined : explainUnreachable(s.cluster, failure);
+      const notUsed = irrelevant ? ` (not used for authentication in ${a.mode} mode)` : '';
       out.push({
         severity,
         subject: name,
-        title: `Cannot read ${WHAT[name]} of ${a.cluster.name}: findings that depend on it are suspended`,
-        detail: `${src.error ?? 'read failed'}${irrelevant ? ` (not used for authentication in ${a.mode} mode)` : ''}`,
-        evidence: { source: name, error: src.error ?? null },
+        title:
+          unreachable === undefined
+            ? `Cannot read ${WHAT[name]} of ${a.cluster.name}: findings that depend on it are suspended`
+            : `Cannot reach the Kubernetes API of ${a.cluster.name} (${unreachable.reason}): findings that depend on ${WHAT[name]} are suspended`,
+        detail: `${src.error ?? 'read failed'}${notUsed}${unreachable === undefined ? '' : `. ${unreachable.explanation}`}`,
+        evidence: {
+          source: name,
+          error: src.error ?? null,
+          ...(failure === undefined
+            ? {}
+            : {
+                connectFailure: failure,
+                endpointPublicAccess: s.cluster.endpointPublicAccess ?? null,
+                endpointPrivateAccess: s.cluster.endpointPrivateAccess ?? null,
+                publicAccessCidrs: s.cluster.publicAccessCidrs ?? null,
+              }),
+        },
         remediation: {
           summary:
-            "Restore the monitor's read access; see infra/iam/monitor-read-policy.json and infra/kubernetes/monitor-clusterrole.yaml.",
+            unreachable === undefined
+              ? "Restore the monitor's read access; see infra/iam/monitor-read-policy.json and infra/kubernetes/monitor-clusterrole.yaml."
+              : unreachable.explanation,
         },
       });
     }
