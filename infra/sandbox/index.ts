@@ -118,6 +118,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     sns: runtime.sns,
     slack: runtime.slack,
     calls: runtime.calls,
+    peakInFlight: runtime.peakInFlight,
     timeline: world.timeline,
     faults: {
       inject: (f) => runtime.injectFault(f),

@@ -224,6 +224,8 @@ export interface Sandbox {
   sns: SnsRecord[];
   slack: Array<{ body: unknown; at: number }>;
   calls: SandboxCall[];
+  /** Most EKS requests in flight at once, by `eks:<operation>` (e.g. `eks:DescribeAccessEntry`). */
+  peakInFlight: ReadonlyMap<string, number>;
   timeline: Array<{ at: number; what: string }>;
   faults: { inject(f: SandboxFault): void; clear(): void };
   close(): Promise<void>;
