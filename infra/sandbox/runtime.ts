@@ -44,6 +44,8 @@ export class Runtime {
   readonly cloudTrail: unknown[] = [];
   readonly sns: SnsRecord[] = [];
   readonly slack: Array<{ body: unknown; at: number }> = [];
+  /** `full`: DescribeInstances items carry a real instance's other fields too (memory benchmarks). */
+  ec2InstanceDetail: 'lean' | 'full' = 'lean';
   /** Most requests in flight at once, by `service:operation` (EKS). */
   readonly peakInFlight = new Map<string, number>();
   private readonly inFlight = new Map<string, number>();
