@@ -382,8 +382,8 @@ function describeInstances(ctx: QueryHandlerContext): { body: string } {
       return filters.every((f) => matchesFilter(f, node, tags, profile));
     });
   if (!continuing && Number.isFinite(max) && selected.length > max) {
-    let byKey = selections.get(runtime);
-    if (byKey === undefined) selections.set(runtime, (byKey = new Map()));
+    const byKey = selections.get(runtime) ?? new Map();
+    selections.set(runtime, byKey);
     byKey.set(selectionKey, selected);
   }
   const salt = `ec2/${region}`;

@@ -12,7 +12,6 @@ import {
   type LiveDepsOptions,
 } from '../../shared/adapters/live.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
-import type { CaptureDeps } from '../../shared/ports.ts';
 
 export function loadScenario(name: string): ClusterSnapshot {
   const url = new URL(`../../scenarios/${name}.json`, import.meta.url);
