@@ -51,6 +51,7 @@ afterAll(async () => {
 });
 
 const ref = (): KubeClusterRef => ({
+  accountId: '111122223333',
   clusterName: 'prod',
   region: 'eu-west-1',
   endpoint,
