@@ -11,10 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTls } from '../../infra/sandbox/certs.ts';
 import { createEc2Client, createEc2Reader } from '../../shared/adapters/ec2.ts';
 import { createEksClient, createEksReader } from '../../shared/adapters/eks.ts';
-import { TlsVerificationError } from '../../shared/adapters/errors.ts';
 import type { EksTokenProvider } from '../../shared/adapters/kube-token.ts';
 import { createKubeReader } from '../../shared/adapters/kubernetes.ts';
 import { createAwsAuthReader } from '../../shared/adapters/kubernetes-aws-auth.ts';
+import { TlsVerificationError } from '../../shared/errors.ts';
 import type { KubeClusterRef } from '../../shared/ports.ts';
 
 const TOKEN = 'k8s-aws-v1.aHR0cHM6Ly9zdHMuYW1hem9uYXdzLmNvbS8_c2VjcmV0';
