@@ -7,6 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { benchCapture, captureMarkdown } from './capture.ts';
+import { benchCaptureMemory, captureMemoryMarkdown } from './capture-memory.ts';
 import { benchCliStart, cliStartMarkdown } from './cli-start.ts';
 import { benchColdStart, buildBundles, coldStartMarkdown } from './cold-start.ts';
 import { benchEngine, engineMarkdown } from './engine.ts';
@@ -28,6 +29,11 @@ const SECTIONS: Section[] = [
     id: 'capture',
     title: 'Live capture: sandbox account, 20 ms latency, EKS throttled at 20 calls/s',
     run: async () => captureMarkdown(await benchCapture()),
+  },
+  {
+    id: 'capture-memory',
+    title: 'Capture memory: one cluster of 100k nodes, the capture process alone',
+    run: async () => captureMemoryMarkdown(await benchCaptureMemory()),
   },
   {
     id: 'cold-start',

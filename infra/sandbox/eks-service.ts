@@ -298,7 +298,9 @@ async function handle(deps: EksServiceDeps, req: IncomingMessage, res: ServerRes
   const r = route(incoming.method, incoming.rawPath);
   const operation = r?.operation ?? 'Unknown';
   const reqId = requestId();
+  const leave = runtime.enter('eks', operation);
   const reply = (status: number, body: unknown, code?: string): void => {
+    leave();
     runtime.record('eks', operation, r?.cluster, status);
     const headers: Record<string, string> = { 'x-amzn-requestid': reqId };
     if (code) headers['x-amzn-errortype'] = `${code}:http://internal.amazon.com/coral/com.amazonaws.eks/`;

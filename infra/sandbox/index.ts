@@ -23,6 +23,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const first = options.clusters[0]?.snapshot;
   if (first) world.accountId = first.accountId;
   const runtime = new Runtime(world, options.latencyMs ?? 0, options.eksCallsPerSecond);
+  runtime.ec2InstanceDetail = options.ec2InstanceDetail ?? 'lean';
   const monitor = makePrincipal(world.accountId, 'eks-auth-sentinel', 'AROAEKSAUTHSENTINEL01');
   const outsider = makePrincipal(world.accountId, 'sandbox-outsider', 'AROASANDBOXOUTSIDER01');
   runtime.principals.set(monitor.accessKeyId, monitor);
@@ -118,6 +119,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     sns: runtime.sns,
     slack: runtime.slack,
     calls: runtime.calls,
+    peakInFlight: runtime.peakInFlight,
     timeline: world.timeline,
     faults: {
       inject: (f) => runtime.injectFault(f),

@@ -290,6 +290,42 @@ function matchesFilter(
   }
 }
 
+/** The selection of each paginated DescribeInstances listing, by region + filters + IDs. */
+const selections = new WeakMap<Runtime, Map<string, Array<{ cluster: ClusterState; node: SandboxNode }>>>();
+
+/**
+ * What a real DescribeInstances item carries besides the fields the monitor reads (network
+ * interface, volumes, options, launch-template tags …): about 5 KiB of XML, ≈ 12 KiB once the
+ * SDK has parsed it — the weight that makes memory scale with the instance count.
+ */
+function fullInstanceDetail(node: SandboxNode, accountId: string): { fields: string; tags: string } {
+  const n = node.id.slice(2);
+  const eni = `eni-${n}`;
+  const sg = (i: number) =>
+    `<item><groupId>sg-0${i}${n.slice(0, 15)}</groupId><groupName>eks-cluster-sg-${i}-${n.slice(0, 8)}</groupName></item>`;
+  const volume = (dev: string, i: number) =>
+    `<item><deviceName>${dev}</deviceName><ebs><volumeId>vol-0${i}${n.slice(0, 16)}</volumeId><status>attached</status><attachTime>${node.launchTime}</attachTime><deleteOnTermination>true</deleteOnTermination></ebs></item>`;
+  const tags = [
+    ['aws:ec2launchtemplate:id', `lt-0${n.slice(0, 16)}`],
+    ['aws:ec2launchtemplate:version', '7'],
+    ['aws:ec2:fleet-id', `fleet-${n.slice(0, 8)}-1111-2222-3333-444455556666`],
+    ['k8s.io/cluster-autoscaler/enabled', 'true'],
+    ['team', 'platform-engineering'],
+    ['cost-center', 'cc-000123456'],
+    ['environment', 'production'],
+    ['owner', 'platform-team@example.com'],
+  ]
+    .map(([k, v]) => `<item><key>${k}</key><value>${v}</value></item>`)
+    .join('');
+  const privateIps = Array.from(
+    { length: 6 },
+    (_, i) =>
+      `<item><privateIpAddress>10.${i}.${node.privateIp.split('.').slice(2).join('.')}</privateIpAddress><privateDnsName>ip-10-${i}-x.compute.internal</privateDnsName><primary>${i === 0}</primary></item>`,
+  ).join('');
+  const fields = `<keyName>eks-nodes-${n.slice(0, 6)}</keyName><kernelId/><ramdiskId/><productCodes/><monitoring><state>disabled</state></monitoring><subnetId>subnet-0${n.slice(0, 16)}</subnetId><vpcId>vpc-0${n.slice(0, 16)}</vpcId><sourceDestCheck>true</sourceDestCheck><groupSet>${sg(1)}${sg(2)}</groupSet><stateReason><code>pending</code><message>pending</message></stateReason><rootDeviceType>ebs</rootDeviceType><rootDeviceName>/dev/xvda</rootDeviceName><blockDeviceMapping>${volume('/dev/xvda', 1)}${volume('/dev/xvdb', 2)}</blockDeviceMapping><virtualizationType>hvm</virtualizationType><clientToken>fleet-${n}-0</clientToken><hypervisor>xen</hypervisor><networkInterfaceSet><item><networkInterfaceId>${eni}</networkInterfaceId><subnetId>subnet-0${n.slice(0, 16)}</subnetId><vpcId>vpc-0${n.slice(0, 16)}</vpcId><description>aws-K8S-${node.id}</description><ownerId>${accountId}</ownerId><status>in-use</status><macAddress>0a:1b:2c:3d:4e:5f</macAddress><privateIpAddress>${node.privateIp}</privateIpAddress><sourceDestCheck>true</sourceDestCheck><groupSet>${sg(1)}${sg(2)}</groupSet><attachment><attachmentId>eni-attach-${n}</attachmentId><deviceIndex>0</deviceIndex><status>attached</status><attachTime>${node.launchTime}</attachTime><deleteOnTermination>true</deleteOnTermination><networkCardIndex>0</networkCardIndex></attachment><privateIpAddressesSet>${privateIps}</privateIpAddressesSet><ipv6AddressesSet/><interfaceType>interface</interfaceType></item></networkInterfaceSet><ebsOptimized>true</ebsOptimized><enaSupport>true</enaSupport><cpuOptions><coreCount>2</coreCount><threadsPerCore>2</threadsPerCore></cpuOptions><capacityReservationSpecification><capacityReservationPreference>open</capacityReservationPreference></capacityReservationSpecification><hibernationOptions><configured>false</configured></hibernationOptions><metadataOptions><state>applied</state><httpTokens>required</httpTokens><httpPutResponseHopLimit>2</httpPutResponseHopLimit><httpEndpoint>enabled</httpEndpoint><httpProtocolIpv6>disabled</httpProtocolIpv6><instanceMetadataTags>disabled</instanceMetadataTags></metadataOptions><enclaveOptions><enabled>false</enabled></enclaveOptions><bootMode>uefi-preferred</bootMode><usageOperation>RunInstances</usageOperation><usageOperationUpdateTime>${node.launchTime}</usageOperationUpdateTime><privateDnsNameOptions><hostnameType>ip-name</hostnameType><enableResourceNameDnsARecord>false</enableResourceNameDnsARecord><enableResourceNameDnsAAAARecord>false</enableResourceNameDnsAAAARecord></privateDnsNameOptions><maintenanceOptions><autoRecovery>default</autoRecovery></maintenanceOptions><currentInstanceBootMode>uefi</currentInstanceBootMode>`;
+  return { fields, tags };
+}
+
 function describeInstances(ctx: QueryHandlerContext): { body: string } {
   const { runtime, params, region } = ctx;
   const world = runtime.world;
@@ -332,12 +368,24 @@ function describeInstances(ctx: QueryHandlerContext): { body: string } {
       );
     }
   }
-  const selected = all.filter(({ cluster, node }) => {
-    if (ids.length > 0 && !ids.includes(node.id)) return false;
-    const tags = instanceTags(cluster, node);
-    const profile = instanceProfileOfNode(world, cluster, node)?.arn ?? '';
-    return filters.every((f) => matchesFilter(f, node, tags, profile));
-  });
+  // A listing is a snapshot taken at its first page (as EC2's NextToken is): continuation pages
+  // reuse that selection, so paging 100k instances costs one filter pass, not one per page.
+  const selectionKey = `${region}\n${JSON.stringify(filters)}\n${ids.join(',')}`;
+  const continuing = tokenRaw !== undefined && tokenRaw !== '';
+  const cached = continuing ? selections.get(runtime)?.get(selectionKey) : undefined;
+  const selected =
+    cached ??
+    all.filter(({ cluster, node }) => {
+      if (ids.length > 0 && !ids.includes(node.id)) return false;
+      const tags = instanceTags(cluster, node);
+      const profile = instanceProfileOfNode(world, cluster, node)?.arn ?? '';
+      return filters.every((f) => matchesFilter(f, node, tags, profile));
+    });
+  if (!continuing && Number.isFinite(max) && selected.length > max) {
+    const byKey = selections.get(runtime) ?? new Map();
+    selections.set(runtime, byKey);
+    byKey.set(selectionKey, selected);
+  }
   const salt = `ec2/${region}`;
   let start = 0;
   if (tokenRaw !== undefined && tokenRaw !== '') {
@@ -358,7 +406,9 @@ function describeInstances(ctx: QueryHandlerContext): { body: string } {
         ? `<iamInstanceProfile><arn>${xmlEscape(ip.arn)}</arn><id>${ip.id}</id></iamInstanceProfile>`
         : '';
       const running = node.instanceState === 'running' || node.instanceState === 'pending';
-      return `<item><reservationId>r-${node.id.slice(2)}</reservationId><ownerId>${world.accountId}</ownerId><groupSet/><instancesSet><item><instanceId>${xmlEscape(node.id)}</instanceId><imageId>ami-0abcdef1234567890</imageId><instanceState><code>${STATE_CODES[node.instanceState]}</code><name>${node.instanceState}</name></instanceState><privateDnsName>${running ? xmlEscape(node.nodeName ?? '') : ''}</privateDnsName><dnsName/><amiLaunchIndex>0</amiLaunchIndex><instanceType>${xmlEscape(node.instanceType)}</instanceType><launchTime>${node.launchTime}</launchTime><placement><availabilityZone>${node.availabilityZone}</availabilityZone><tenancy>default</tenancy></placement><platformDetails>${node.os === 'windows' ? 'Windows' : 'Linux/UNIX'}</platformDetails>${node.os === 'windows' ? '<platform>windows</platform>' : ''}<privateIpAddress>${running ? node.privateIp : ''}</privateIpAddress>${profile}<architecture>x86_64</architecture><tagSet>${tags}</tagSet></item></instancesSet></item>`;
+      const full =
+        runtime.ec2InstanceDetail === 'full' ? fullInstanceDetail(node, world.accountId) : undefined;
+      return `<item><reservationId>r-${node.id.slice(2)}</reservationId><ownerId>${world.accountId}</ownerId><groupSet/><instancesSet><item><instanceId>${xmlEscape(node.id)}</instanceId><imageId>ami-0abcdef1234567890</imageId><instanceState><code>${STATE_CODES[node.instanceState]}</code><name>${node.instanceState}</name></instanceState><privateDnsName>${running ? xmlEscape(node.nodeName ?? '') : ''}</privateDnsName><dnsName/><amiLaunchIndex>0</amiLaunchIndex><instanceType>${xmlEscape(node.instanceType)}</instanceType><launchTime>${node.launchTime}</launchTime><placement><availabilityZone>${node.availabilityZone}</availabilityZone><tenancy>default</tenancy></placement><platformDetails>${node.os === 'windows' ? 'Windows' : 'Linux/UNIX'}</platformDetails>${node.os === 'windows' ? '<platform>windows</platform>' : ''}<privateIpAddress>${running ? node.privateIp : ''}</privateIpAddress>${profile}<architecture>x86_64</architecture>${full?.fields ?? ''}<tagSet>${tags}${full?.tags ?? ''}</tagSet></item></instancesSet></item>`;
     })
     .join('');
   const body = `<?xml version="1.0" encoding="UTF-8"?>\n<DescribeInstancesResponse xmlns="${NAMESPACES.ec2}"><requestId>${ctx.reqId}</requestId><reservationSet>${items}</reservationSet>${next ? `<nextToken>${next}</nextToken>` : ''}</DescribeInstancesResponse>`;

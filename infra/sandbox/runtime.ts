@@ -44,6 +44,11 @@ export class Runtime {
   readonly cloudTrail: unknown[] = [];
   readonly sns: SnsRecord[] = [];
   readonly slack: Array<{ body: unknown; at: number }> = [];
+  /** `full`: DescribeInstances items carry a real instance's other fields too (memory benchmarks). */
+  ec2InstanceDetail: 'lean' | 'full' = 'lean';
+  /** Most requests in flight at once, by `service:operation` (EKS). */
+  readonly peakInFlight = new Map<string, number>();
+  private readonly inFlight = new Map<string, number>();
   private faults: ActiveFault[] = [];
   private tokens: number;
   private lastRefill = Date.now();
@@ -88,6 +93,20 @@ export class Runtime {
     const call: SandboxCall = { service, operation, status, at: Date.now() };
     if (cluster !== undefined) call.cluster = cluster;
     this.calls.push(call);
+  }
+
+  /** Counts a request in flight until the returned function is called (once). */
+  enter(service: SandboxService, operation: string): () => void {
+    const key = `${service}:${operation}`;
+    const now = (this.inFlight.get(key) ?? 0) + 1;
+    this.inFlight.set(key, now);
+    if (now > (this.peakInFlight.get(key) ?? 0)) this.peakInFlight.set(key, now);
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      this.inFlight.set(key, (this.inFlight.get(key) ?? 1) - 1);
+    };
   }
 
   async delay(): Promise<void> {

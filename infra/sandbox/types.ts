@@ -24,6 +24,12 @@ export interface SandboxOptions {
   sideEffectDelayMs?: number;
   /** Nodes whose role lost access turn Ready=Unknown after this (default 1000). */
   notReadyDelayMs?: number;
+  /**
+   * `full`: each DescribeInstances item also carries what a real one does (network interface,
+   * volumes, security groups, options, eight more tags; ≈ 5 KiB of XML). Default `lean`: the
+   * fields the monitor reads.
+   */
+  ec2InstanceDetail?: 'lean' | 'full';
 }
 
 export type SandboxService = 'eks' | 'ec2' | 'iam' | 'sts' | 'sns' | 'ssm' | 'kube' | 'slack';
@@ -224,6 +230,8 @@ export interface Sandbox {
   sns: SnsRecord[];
   slack: Array<{ body: unknown; at: number }>;
   calls: SandboxCall[];
+  /** Most EKS requests in flight at once, by `eks:<operation>` (e.g. `eks:DescribeAccessEntry`). */
+  peakInFlight: ReadonlyMap<string, number>;
   timeline: Array<{ at: number; what: string }>;
   faults: { inject(f: SandboxFault): void; clear(): void };
   close(): Promise<void>;

@@ -5,11 +5,20 @@
  *   - `tag-key = kubernetes.io/cluster/<name>` (self-managed, Karpenter)
  *   - `tag:eks:cluster-name = <name>` (managed node groups)
  *   - `tag:eks:eks-cluster-name = <name>` (Karpenter, restricted tag)
+ * They cannot be one query (three filter names AND together; a `tag-key` filter on the three
+ * keys would fetch every EKS instance of the account, of every cluster). Memory is what scales:
+ * each page is converted to `Ec2Instance` (≈ 0.3 KiB instead of the SDK's ≈ 12.5 KiB object per
+ * instance) and merged by instance ID as it arrives, so at most one SDK page per query is held.
  */
 import { DescribeInstancesCommand, EC2Client, type Filter, type Instance } from '@aws-sdk/client-ec2';
 import type { Ec2Instance, Ec2InstanceKind, Ec2Reader } from '../ports.ts';
-import { type AwsClient, type AwsClientOptions, budgetOptions, createAwsClient } from './aws-clients.ts';
-import { toAwsApiError } from './errors.ts';
+import {
+  type AwsClient,
+  type AwsClientOptions,
+  callAws,
+  createAwsClient,
+  type Deadline,
+} from './aws-clients.ts';
 import { dropUndefined } from './util.ts';
 
 /** DescribeInstances allows 5–1000 per page. */
@@ -58,45 +67,55 @@ export function createEc2Client(region: string, options: AwsClientOptions = {}):
   return createAwsClient(EC2Client, region, options, options.endpoints?.ec2);
 }
 
-export function createEc2Reader(ec2: AwsClient<EC2Client>): Ec2Reader {
+export interface Ec2ReaderOptions {
+  /** Retries stop here (`DeadlineExceededError`); none by default. */
+  deadline?: Deadline;
+}
+
+export function createEc2Reader(ec2: AwsClient<EC2Client>, options: Ec2ReaderOptions = {}): Ec2Reader {
   const { client } = ec2;
 
-  async function query(clusterName: string, filters: Filter[]): Promise<Instance[]> {
-    const all: Instance[] = [];
+  /** Pages one query to the end, converting each instance into `into` as its page arrives. */
+  async function query(
+    clusterName: string,
+    filters: Filter[],
+    into: Map<string, Ec2Instance>,
+  ): Promise<void> {
     let nextToken: string | undefined;
     do {
-      try {
-        const output = await client.send(
-          new DescribeInstancesCommand(
-            dropUndefined({
-              Filters: [...filters, { Name: 'instance-state-name', Values: LIVE_STATES }],
-              MaxResults: EC2_PAGE_SIZE,
-              NextToken: nextToken,
-            }),
+      const output = await callAws(
+        ec2,
+        { service: 'ec2', operation: 'DescribeInstances', cluster: clusterName },
+        (sendOptions) =>
+          client.send(
+            new DescribeInstancesCommand(
+              dropUndefined({
+                Filters: [...filters, { Name: 'instance-state-name', Values: LIVE_STATES }],
+                MaxResults: EC2_PAGE_SIZE,
+                NextToken: nextToken,
+              }),
+            ),
+            sendOptions,
           ),
-          budgetOptions(ec2.callBudgetMs),
-        );
-        for (const reservation of output.Reservations ?? []) all.push(...(reservation.Instances ?? []));
-        nextToken = output.NextToken === '' ? undefined : output.NextToken;
-      } catch (error) {
-        throw toAwsApiError(error, { service: 'ec2', operation: 'DescribeInstances', cluster: clusterName });
+        options.deadline,
+      );
+      for (const reservation of output.Reservations ?? []) {
+        for (const instance of reservation.Instances ?? []) {
+          const converted = toEc2Instance(instance);
+          if (converted !== undefined && LIVE_STATES.includes(converted.state))
+            into.set(converted.instanceId, converted);
+        }
       }
+      nextToken = output.NextToken === '' ? undefined : output.NextToken;
     } while (nextToken !== undefined);
-    return all;
   }
 
   return {
     region: ec2.region,
     async instancesOfCluster(clusterName) {
-      const pages = await Promise.all(
-        clusterTagFilters(clusterName).map((filters) => query(clusterName, filters)),
-      );
+      // The same instance under two filters converts to the same value: last write wins harmlessly.
       const byId = new Map<string, Ec2Instance>();
-      for (const instance of pages.flat()) {
-        const converted = toEc2Instance(instance);
-        if (converted !== undefined && LIVE_STATES.includes(converted.state))
-          byId.set(converted.instanceId, converted);
-      }
+      await Promise.all(clusterTagFilters(clusterName).map((filters) => query(clusterName, filters, byId)));
       return [...byId.values()].sort((a, b) => a.instanceId.localeCompare(b.instanceId));
     },
   };

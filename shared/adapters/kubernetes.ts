@@ -1,7 +1,11 @@
 /**
  * KubeReader over `@kubernetes/client-node` 1.x. The KubeConfig is built in memory from
  * DescribeCluster (endpoint + CA) and the EKS bearer token; TLS is always verified against the
- * cluster's CA (`skipTLSVerify: false`, no option to turn it off). Kubernetes shapes stop here.
+ * cluster's CA (`skipTLSVerify: false`, no option to turn it off). `skipTLSVerify: false` alone
+ * is not enough: client-node 1.4 then leaves `rejectUnauthorized` unset on its agent, so
+ * `NODE_TLS_REJECT_UNAUTHORIZED=0` would accept any certificate and receive the token. Every
+ * request therefore gets our own https Agent (cluster CA, `rejectUnauthorized: true`), set by
+ * the request middleware after the library's own. Kubernetes shapes stop here.
  *
  * Requests and the RBAC they need (see infra/kubernetes/monitor-clusterrole.yaml):
  *   get  configmaps/aws-auth in kube-system
@@ -10,6 +14,8 @@
  * 429 and 5xx (and connection resets) are retried with full-jitter backoff within a time budget;
  * 401/403/404 and TLS failures are not.
  */
+
+import { Agent } from 'node:https';
 import {
   ApiException,
   type ConfigurationOptions,
@@ -31,6 +37,7 @@ import {
   TlsVerificationError,
 } from '../errors.ts';
 import type { Ec2NodeClassSpec, KubeClusterRef, KubeNode, KubeReader, Lookup } from '../ports.ts';
+import { type Deadline, deadlinePassed } from './aws-clients.ts';
 import { retryWithBackoff } from './concurrency.ts';
 import type { EksTokenProvider } from './kube-token.ts';
 import {
@@ -62,6 +69,8 @@ export interface KubeReaderOptions {
   /** Backoff base, ms (default 200). */
   baseDelayMs?: number;
   sleep?: (ms: number) => Promise<void>;
+  /** Retries stop here (epoch ms or a signal); the budget of a read never runs past it. */
+  deadline?: Deadline;
 }
 
 /** The RBAC permission a request needs, for messages and the permission test. */
@@ -233,11 +242,31 @@ export function createKubeReader(options: KubeReaderOptions): KubeReader {
     return kc;
   }
 
-  /** Per-request timeout: the client has none of its own. Object-API options take observable middleware. */
-  const timeoutOptions = (): ConfigurationOptions<ObservableMiddleware> => ({
+  /** One verifying agent per API server and CA (keep-alive across the reads of a capture). */
+  const agents = new Map<string, Agent>();
+  const agentOf = (cluster: KubeClusterRef): Agent => {
+    const key = `${cluster.endpoint}\n${cluster.certificateAuthorityData}`;
+    let agent = agents.get(key);
+    if (agent === undefined) {
+      agent = new Agent({
+        ca: Buffer.from(cluster.certificateAuthorityData, 'base64'),
+        rejectUnauthorized: true,
+        keepAlive: true,
+      });
+      agents.set(key, agent);
+    }
+    return agent;
+  };
+
+  /**
+   * Per-request timeout (the client has none of its own) and the verifying agent. Object-API
+   * options take observable middleware; `pre` runs after the library set its own agent.
+   */
+  const requestOptions = (cluster: KubeClusterRef): ConfigurationOptions<ObservableMiddleware> => ({
     middleware: [
       {
         pre: (context: RequestContext) => {
+          context.setAgent(agentOf(cluster));
           context.setSignal(AbortSignal.timeout(requestTimeoutMs));
           return new Observable(Promise.resolve(context));
         },
@@ -274,10 +303,13 @@ export function createKubeReader(options: KubeReaderOptions): KubeReader {
         },
         {
           maxAttempts,
-          budgetMs,
+          budgetMs:
+            typeof options.deadline === 'number'
+              ? Math.max(0, Math.min(budgetMs, options.deadline - Date.now()))
+              : budgetMs,
           baseDelayMs,
           maxDelayMs: 5_000,
-          isRetryable,
+          isRetryable: (error) => !deadlinePassed(options.deadline) && isRetryable(error),
           retryAfterMs,
           ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
         },
@@ -303,7 +335,7 @@ export function createKubeReader(options: KubeReaderOptions): KubeReader {
             .makeApiClient(CoreV1Api)
             .readNamespacedConfigMap(
               { name: AWS_AUTH_NAME, namespace: AWS_AUTH_NAMESPACE },
-              timeoutOptions(),
+              requestOptions(cluster),
             ),
         );
         return { found: true, value: toAwsAuth(configMap) };
@@ -326,7 +358,7 @@ export function createKubeReader(options: KubeReaderOptions): KubeReader {
           const page: V1NodeList = await run(cluster, request, (kc) =>
             kc
               .makeApiClient(CoreV1Api)
-              .listNode(dropUndefined({ limit: NODE_PAGE_SIZE, _continue: token }), timeoutOptions()),
+              .listNode(dropUndefined({ limit: NODE_PAGE_SIZE, _continue: token }), requestOptions(cluster)),
           );
           nodes.push(...page.items.map(toKubeNode));
           continueToken = page.metadata?._continue === '' ? undefined : page.metadata?._continue;
@@ -364,7 +396,9 @@ export function createKubeReader(options: KubeReaderOptions): KubeReader {
       };
       try {
         const list = (await run(cluster, request, (kc) =>
-          kc.makeApiClient(CustomObjectsApi).listClusterCustomObject({ ...EC2_NODE_CLASS }, timeoutOptions()),
+          kc
+            .makeApiClient(CustomObjectsApi)
+            .listClusterCustomObject({ ...EC2_NODE_CLASS }, requestOptions(cluster)),
         )) as { items?: unknown[] };
         if (!Array.isArray(list?.items)) {
           throw new KubernetesApiError(

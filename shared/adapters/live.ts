@@ -2,9 +2,15 @@
  * Wires the live adapters into `CaptureDeps`: one set of AWS clients per Region, one IAM reader
  * (IAM is global; its instance-profile cache is shared by every cluster of the account), one
  * token provider and Kubernetes reader.
+ *
+ * Deadline: `withDeadline(epochMs | AbortSignal)` gives the same clients and caches with every
+ * retry (EKS, EC2 and Kubernetes) stopping at the deadline; a handler calls it per invocation,
+ * e.g. `deps.withDeadline(Date.now() + context.getRemainingTimeInMillis() - 5_000)`. A source
+ * stopped there is an error naming the operation (`DeadlineExceededError`), so the snapshot is
+ * partial and says why; DescribeCluster stopped there fails the capture.
  */
 import type { CaptureDeps, Clock } from '../ports.ts';
-import { type AwsClientOptions, perRegion } from './aws-clients.ts';
+import { type AwsClientOptions, type Deadline, perRegion } from './aws-clients.ts';
 import { createEc2Client, createEc2Reader } from './ec2.ts';
 import { createEksClient, createEksReader, type EksReaderOptions } from './eks.ts';
 import { createIamClient, createIamReader } from './iam.ts';
@@ -17,19 +23,35 @@ export interface LiveDepsOptions extends AwsClientOptions {
   eks?: EksReaderOptions;
   kube?: Omit<KubeReaderOptions, 'tokens'>;
   clock?: Clock;
+  /** Retries stop here (see `withDeadline`). */
+  deadline?: Deadline;
+}
+
+export interface LiveCaptureDeps extends CaptureDeps {
+  /** The same clients and caches, with every retry stopping at `deadline` (undefined: none). */
+  withDeadline(deadline: Deadline | undefined): LiveCaptureDeps;
 }
 
 export const systemClock: Clock = { now: () => new Date() };
 
-export function createLiveCaptureDeps(options: LiveDepsOptions = {}): CaptureDeps {
+export function createLiveCaptureDeps(options: LiveDepsOptions = {}): LiveCaptureDeps {
   const tokens = createEksTokenProvider(
     options.credentials === undefined ? {} : { credentials: options.credentials },
   );
-  return {
-    eks: perRegion((region) => createEksReader(createEksClient(region, options), options.eks)),
-    ec2: perRegion((region) => createEc2Reader(createEc2Client(region, options))),
-    iam: createIamReader(createIamClient(options.iamRegion, options)),
-    kube: createKubeReader({ ...options.kube, tokens }),
-    clock: options.clock ?? systemClock,
+  const eksClient = perRegion((region) => createEksClient(region, options));
+  const ec2Client = perRegion((region) => createEc2Client(region, options));
+  const iam = createIamReader(createIamClient(options.iamRegion, options));
+  const clock = options.clock ?? systemClock;
+  const bound = (deadline: Deadline | undefined): LiveCaptureDeps => {
+    const at = deadline === undefined ? {} : { deadline };
+    return {
+      eks: perRegion((region) => createEksReader(eksClient(region), { ...options.eks, ...at })),
+      ec2: perRegion((region) => createEc2Reader(ec2Client(region), at)),
+      iam,
+      kube: createKubeReader({ ...options.kube, tokens, ...at }),
+      clock,
+      withDeadline: bound,
+    };
   };
+  return bound(options.deadline);
 }

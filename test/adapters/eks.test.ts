@@ -210,3 +210,20 @@ describe('EksReader call budget', () => {
     }
   });
 });
+
+describe('EksReader access entries, bounded parallelism (issue 8 case 4)', () => {
+  it('reads 16 entries at a time (DescribeAccessEntry ‖ ListAssociatedAccessPolicies each), never more', async () => {
+    const sandbox = await startSandbox({ clusters: [{ snapshot: manyEntries(62) }], latencyMs: 40 });
+    try {
+      const entries = await createEksReader(createEksClient(REGION, clientOptions(sandbox))).accessEntries(
+        'prod',
+      );
+      expect(entries.found && entries.value.length).toBe(64);
+      // 64 entries, 40 ms a call: enough for every slot to fill, and the bound to show.
+      expect(sandbox.peakInFlight.get('eks:DescribeAccessEntry')).toBe(16);
+      expect(sandbox.peakInFlight.get('eks:ListAssociatedAccessPolicies')).toBe(16);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});

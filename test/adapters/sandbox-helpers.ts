@@ -6,9 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../infra/sandbox/index.ts';
 import type { AwsClientOptions } from '../../shared/adapters/aws-clients.ts';
-import { createLiveCaptureDeps, type LiveDepsOptions } from '../../shared/adapters/live.ts';
+import {
+  createLiveCaptureDeps,
+  type LiveCaptureDeps,
+  type LiveDepsOptions,
+} from '../../shared/adapters/live.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
-import type { CaptureDeps } from '../../shared/ports.ts';
 
 export function loadScenario(name: string): ClusterSnapshot {
   const url = new URL(`../../scenarios/${name}.json`, import.meta.url);
@@ -34,7 +37,7 @@ export function clientOptions(sandbox: Sandbox, overrides: AwsClientOptions = {}
 }
 
 /** Fast Kubernetes retries so that tests of persistent failures stay short. */
-export function sandboxDeps(sandbox: Sandbox, overrides: LiveDepsOptions = {}): CaptureDeps {
+export function sandboxDeps(sandbox: Sandbox, overrides: LiveDepsOptions = {}): LiveCaptureDeps {
   return createLiveCaptureDeps({
     ...clientOptions(sandbox),
     kube: { baseDelayMs: 20, budgetMs: 5_000, requestTimeoutMs: 5_000 },

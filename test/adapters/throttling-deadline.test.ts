@@ -1,0 +1,93 @@
+/**
+ * Issue 8 case 7: sustained throttling at the start of a capture, retried through within the
+ * throttling budget; the deadline stops the retries with a typed error naming the operation, and
+ * a source stopped there makes a partial snapshot that says why.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
+import { DeadlineExceededError } from '../../shared/adapters/aws-clients.ts';
+import type { LiveDepsOptions } from '../../shared/adapters/live.ts';
+import { captureSnapshot } from '../../shared/app/capture-snapshot.ts';
+import { callsOf, loadScenario, sandboxDeps } from './sandbox-helpers.ts';
+
+const REGION = 'eu-west-1';
+const target = { region: REGION, clusterName: 'prod' };
+/** Two SDK attempts per round, short waits between rounds: the storm outlasts the SDK's own retries. */
+const FAST: LiveDepsOptions = { maxAttempts: 2, throttleBaseDelayMs: 20, throttleMaxDelayMs: 200 };
+const THROTTLED = { service: 'eks', status: 429, code: 'ThrottlingException', message: 'Rate exceeded' };
+
+describe('captureSnapshot under a storm of ThrottlingExceptions', () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await startSandbox({
+      clusters: [{ snapshot: loadScenario('a-karpenter-shares-role-api-and-config-map-with-entry') }],
+    });
+  });
+  afterAll(async () => sandbox.close());
+  beforeEach(() => sandbox.faults.clear());
+
+  it('retries through 12 consecutive throttled replies (six times the SDK attempts) and reads every source', async () => {
+    const mark = sandbox.calls.length;
+    sandbox.faults.inject({ ...THROTTLED, times: 12 });
+    // `standard`: the adaptive limiter would space these 12 replies ~2 s apart (it drops to its
+    // 0.5 calls/s floor while throttled) — right in production, 20 s of waiting in a test.
+    const snapshot = await captureSnapshot(sandboxDeps(sandbox, { ...FAST, retryMode: 'standard' }), target);
+    const eks = sandbox.calls.slice(mark).filter((c) => c.service === 'eks');
+    expect(eks.slice(0, 12).every((c) => c.status === 429 && c.operation === 'DescribeCluster')).toBe(true);
+    for (const source of [snapshot.awsAuth, snapshot.accessEntries, snapshot.nodegroups, snapshot.compute]) {
+      expect(source.status).toBe('ok');
+    }
+    expect(snapshot.accessEntries.status === 'ok' && snapshot.accessEntries.data.length).toBeGreaterThan(0);
+  });
+
+  it('stops at the deadline (epoch ms) with a typed error naming the operation and how long it was throttled', async () => {
+    sandbox.faults.inject({ ...THROTTLED, operation: 'DescribeCluster' });
+    // `standard`: the adaptive limiter's ~2 s spacing can hold the first round inside the SDK past
+    // the deadline; the error is then `timeout` ("deadline reached"), the throttling unseen.
+    const deps = sandboxDeps(sandbox, { ...FAST, retryMode: 'standard' }).withDeadline(Date.now() + 1_500);
+    const error = await captureSnapshot(deps, target).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeadlineExceededError);
+    expect(error).toMatchObject({ code: 'throttled', operation: 'DescribeCluster', cluster: 'prod' });
+    expect((error as Error).message).toMatch(
+      /^DescribeCluster for cluster prod: throttled for \d+ s, deadline reached$/,
+    );
+    // Nothing keeps retrying in the background once the deadline has won.
+    const after = callsOf(sandbox, 'eks', 'DescribeCluster').length;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(callsOf(sandbox, 'eks', 'DescribeCluster').length).toBe(after);
+  });
+
+  it('with an AbortSignal deadline, gives a partial snapshot: the source stopped there is an error that says why', async () => {
+    sandbox.faults.inject({ ...THROTTLED, operation: 'ListAccessEntries' });
+    // `standard`: under `adaptive` the throttled ListAccessEntries slows the whole EKS client
+    // (one rate limiter), and the node group reads could meet the deadline too.
+    const deps = sandboxDeps(sandbox, { ...FAST, retryMode: 'standard' }).withDeadline(
+      AbortSignal.timeout(1_500),
+    );
+    const snapshot = await captureSnapshot(deps, target);
+    expect(snapshot.accessEntries).toEqual({
+      status: 'error',
+      error: expect.stringMatching(
+        /^ListAccessEntries for cluster prod: throttled for \d+ s, deadline reached$/,
+      ),
+    });
+    expect(snapshot.awsAuth.status).toBe('ok');
+    expect(snapshot.nodegroups.status).toBe('ok');
+    expect(snapshot.compute.status).toBe('ok');
+  });
+
+  it('without a deadline, still gives up on a throttled call after the throttling budget', async () => {
+    sandbox.faults.inject({ ...THROTTLED, operation: 'ListNodegroups' });
+    const snapshot = await captureSnapshot(
+      sandboxDeps(sandbox, { ...FAST, throttleBudgetMs: 1_000 }),
+      target,
+    );
+    expect(snapshot.nodegroups).toEqual({
+      status: 'error',
+      error: expect.stringMatching(
+        /ListNodegroups for cluster prod failed with ThrottlingException.*throttled after all retries/,
+      ),
+    });
+    expect(snapshot.accessEntries.status).toBe('ok');
+  });
+});
