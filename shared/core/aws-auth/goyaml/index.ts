@@ -97,7 +97,11 @@ export type AwsAuthDataKey = 'mapRoles' | 'mapUsers' | 'mapAccounts';
 export interface GoRoleMapping {
   readonly rolearn: string;
   /** Non-null when Go allocated `*SSOARNMatcher` (even when the value then failed to decode). */
-  readonly sso: { readonly permissionSetName: string; readonly accountID: string; readonly partition: string } | null;
+  readonly sso: {
+    readonly permissionSetName: string;
+    readonly accountID: string;
+    readonly partition: string;
+  } | null;
   readonly username: string;
   readonly groups: readonly string[];
   readonly userid: string;
