@@ -96,6 +96,7 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 function whatDiffers(go: unknown[], ours: unknown[]): string {
   if (go.length !== ours.length) return go.length > ours.length ? 'go keeps more' : 'ours keeps more';
+  if (go.some((g) => typeof g !== 'object' || g === null)) return 'values';
   const fields = new Set<string>();
   go.forEach((g, i) => {
     const o = ours[i] as Record<string, unknown>;
@@ -143,6 +144,18 @@ export function compareDocument(data: Record<string, string>, go: GoResult): str
     return [`parseAwsAuth threw: ${errorKind(String(e))}`];
   }
   return classify(fromGo(go), ours);
+}
+
+/**
+ * The issue's three families, from a class name: `missed` (the authenticator keeps less than the
+ * project reports: a missed outage), `false-alarm` (the project reports a failure the
+ * authenticator does not have), `mappings` (both load, different mappings), `other`.
+ */
+export function family(name: string): 'missed' | 'false-alarm' | 'mappings' | 'other' {
+  if (/go failed[^,]*, ours ok|go keeps less|ours keeps more/.test(name)) return 'missed';
+  if (/go (ok|empty)[^,]*, ours failed/.test(name)) return 'false-alarm';
+  if (/both \w+, \w+ differ/.test(name)) return 'mappings';
+  return 'other';
 }
 
 /** Features of a document that commonly explain a disagreement (shown next to examples). */

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { awsAuthData } from '../support/aws-auth-gen.ts';
-import { compareDocument, features } from './compare.ts';
+import { compareDocument, family, features } from './compare.ts';
 import type { GoReference, GoResult } from './reference.ts';
 
 export interface DisagreementClass {
@@ -112,6 +112,9 @@ export function formatReport(r: DifferentialReport, examples = 12): string {
     `differential: ${r.disagreements} of ${r.runs} documents disagree, ${r.classes.length} classes (DIFF_SEED=${r.seed} DIFF_RUNS=${r.runs})`,
     `  Go key statuses: ${JSON.stringify(r.goStatus)}; Go crashes: ${r.crashes}`,
   ];
+  const families: Record<string, number> = {};
+  for (const c of r.classes) families[family(c.name)] = (families[family(c.name)] ?? 0) + c.count;
+  lines.push(`  by family (class occurrences): ${JSON.stringify(families)}`);
   for (const c of r.classes) lines.push(`  ${String(c.count).padStart(6)}  ${c.name}`);
   for (const c of r.classes.slice(0, examples)) {
     const shown = c.minimised ?? c.example;
