@@ -81,7 +81,8 @@ export function fromProject(data: Record<string, string>): Comparable {
   for (const key of AWS_AUTH_KEYS) {
     if (parsed.keyStatus[key] !== 'failed') continue;
     const issue = parsed.issues.find((i) => i.dataKey === key && i.kind === 'key-parse-failure');
-    why[key] = errorKind(issue?.message);
+    // Keep the YAML library's own words (after "…, so the authenticator keeps none …: ").
+    why[key] = errorKind(issue?.message.replace(/^.*?, so the authenticator [^:]*: /, ''));
   }
   return {
     status: { ...parsed.keyStatus },

@@ -98,6 +98,11 @@ async function minimise(
   return out.failed ? (out.counterexample?.[0] as Record<string, string> | undefined) : undefined;
 }
 
+/** Classes counted with a failed key's error kind left out (key + both statuses, or what differs). */
+export function coarseClasses(r: DifferentialReport): number {
+  return new Set(r.classes.map((c) => c.name.replace(/failed \([^)]*\)/g, 'failed'))).size;
+}
+
 /** JSON with the invisible characters (C1 controls, NBSP, LS, PS, BOM) written as escapes. */
 export function visible(value: unknown): string {
   return JSON.stringify(value).replace(
@@ -114,7 +119,9 @@ export function formatReport(r: DifferentialReport, examples = 12): string {
   ];
   const families: Record<string, number> = {};
   for (const c of r.classes) families[family(c.name)] = (families[family(c.name)] ?? 0) + c.count;
-  lines.push(`  by family (class occurrences): ${JSON.stringify(families)}`);
+  lines.push(
+    `  by family (class occurrences): ${JSON.stringify(families)}; ${coarseClasses(r)} classes without the error wording`,
+  );
   for (const c of r.classes) lines.push(`  ${String(c.count).padStart(6)}  ${c.name}`);
   for (const c of r.classes.slice(0, examples)) {
     const shown = c.minimised ?? c.example;
