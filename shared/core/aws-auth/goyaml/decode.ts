@@ -5,9 +5,8 @@
  */
 
 import { goBytesToString, goSharpV } from './go-format.ts';
-import type { GoMapEntry, GoMark, GoValue, GoYamlResult, ScalarStyle } from './index.ts';
-import { EVENT_NAMES, EventType, parseEvent, type YamlEvent } from './parser.ts';
-import { ErrorType, ScalarStyleCode, YamlParser } from './reader.ts';
+import type { GoMapEntry, GoMark, GoValue, GoYamlResult } from './index.ts';
+import { Kind, type Node, NodeParser } from './nodes.ts';
 import {
   BINARY_TAG,
   GoYamlFailure,
@@ -19,180 +18,6 @@ import {
   STR_TAG,
   shortTag,
 } from './resolve.ts';
-
-enum Kind {
-  Document = 1,
-  Mapping = 2,
-  Sequence = 4,
-  Scalar = 8,
-  Alias = 16,
-}
-
-interface Node {
-  kind: Kind;
-  mark: GoMark;
-  end: number;
-  style: ScalarStyle;
-  tag: string;
-  alias: Node | undefined;
-  value: string;
-  implicit: boolean;
-  children: Node[];
-}
-
-const STYLES: Record<number, ScalarStyle> = {
-  [ScalarStyleCode.SingleQuoted]: 'single',
-  [ScalarStyleCode.DoubleQuoted]: 'double',
-  [ScalarStyleCode.Literal]: 'literal',
-  [ScalarStyleCode.Folded]: 'folded',
-};
-
-/** The `parser` type of decode.go: events to nodes. */
-class NodeParser {
-  private readonly p: YamlParser;
-  private ev: YamlEvent | undefined;
-  private anchors = new Map<string, Node>();
-  private doneInit = false;
-
-  constructor(input: Uint8Array) {
-    this.p = new YamlParser(input.length === 0 ? new Uint8Array([0x0a]) : input);
-  }
-
-  private fail(): never {
-    const pr = this.p;
-    let line = 0;
-    if (pr.problem_mark.line !== 0) {
-      line = pr.problem_mark.line;
-      if (pr.error === ErrorType.Scanner) line++;
-    } else if (pr.context_mark.line !== 0) {
-      line = pr.context_mark.line;
-    }
-    const where = line !== 0 ? `line ${line}: ` : '';
-    const msg = pr.problem.length > 0 ? pr.problem : 'unknown problem parsing YAML content';
-    throw new GoYamlFailure(`${where}${msg}`, {
-      cause: { line: pr.problem_mark.line, pos: pr.problem_mark.pos },
-    });
-  }
-
-  private peek(): YamlEvent {
-    if (this.ev !== undefined) return this.ev;
-    const e = parseEvent(this.p);
-    if (e === undefined) this.fail();
-    this.ev = e;
-    return e;
-  }
-
-  private expect(t: EventType): void {
-    const e = this.ev ?? parseEvent(this.p);
-    if (e === undefined) this.fail();
-    this.ev = e;
-    if (e.typ === EventType.StreamEnd)
-      throw new GoYamlFailure('attempted to go past the end of stream; corrupted value?');
-    if (e.typ !== t) {
-      this.p.problem = `expected ${EVENT_NAMES[t]} event but got ${EVENT_NAMES[e.typ]}`;
-      this.fail();
-    }
-    this.ev = undefined;
-  }
-
-  private node(kind: Kind): Node {
-    const e = this.ev as YamlEvent;
-    return {
-      kind,
-      mark: { pos: e.start_mark.pos, line: e.start_mark.line, column: e.start_mark.column },
-      end: e.end_mark.pos,
-      style: STYLES[e.style] ?? 'plain',
-      tag: '',
-      alias: undefined,
-      value: '',
-      implicit: false,
-      children: [],
-    };
-  }
-
-  private anchor(n: Node, anchor: number[] | null): void {
-    if (anchor !== null) this.anchors.set(goBytesToString(anchor), n);
-  }
-
-  parse(): Node | undefined {
-    if (!this.doneInit) {
-      this.expect(EventType.StreamStart);
-      this.doneInit = true;
-    }
-    switch (this.peek().typ) {
-      case EventType.Scalar:
-        return this.scalar();
-      case EventType.Alias:
-        return this.alias();
-      case EventType.MappingStart:
-        return this.mapping();
-      case EventType.SequenceStart:
-        return this.sequence();
-      case EventType.DocumentStart:
-        return this.document();
-      case EventType.StreamEnd:
-        return undefined;
-      default:
-        throw new Error(`attempted to parse unknown event: ${EVENT_NAMES[this.peek().typ]}`);
-    }
-  }
-
-  private child(): Node {
-    const n = this.parse();
-    if (n === undefined) throw new GoYamlFailure('attempted to go past the end of stream; corrupted value?');
-    return n;
-  }
-
-  private document(): Node {
-    const n = this.node(Kind.Document);
-    this.anchors = new Map();
-    this.expect(EventType.DocumentStart);
-    n.children.push(this.child());
-    this.expect(EventType.DocumentEnd);
-    return n;
-  }
-
-  private alias(): Node {
-    const n = this.node(Kind.Alias);
-    n.value = goBytesToString((this.ev as YamlEvent).anchor ?? []);
-    n.alias = this.anchors.get(n.value);
-    if (n.alias === undefined) throw new GoYamlFailure(`unknown anchor '${n.value}' referenced`);
-    this.expect(EventType.Alias);
-    return n;
-  }
-
-  private scalar(): Node {
-    const e = this.ev as YamlEvent;
-    const n = this.node(Kind.Scalar);
-    n.value = goBytesToString(e.value);
-    n.tag = goBytesToString(e.tag);
-    n.implicit = e.implicit;
-    this.anchor(n, e.anchor);
-    this.expect(EventType.Scalar);
-    return n;
-  }
-
-  private sequence(): Node {
-    const n = this.node(Kind.Sequence);
-    this.anchor(n, (this.ev as YamlEvent).anchor);
-    this.expect(EventType.SequenceStart);
-    while (this.peek().typ !== EventType.SequenceEnd) n.children.push(this.child());
-    this.expect(EventType.SequenceEnd);
-    return n;
-  }
-
-  private mapping(): Node {
-    const n = this.node(Kind.Mapping);
-    this.anchor(n, (this.ev as YamlEvent).anchor);
-    this.expect(EventType.MappingStart);
-    while (this.peek().typ !== EventType.MappingEnd) {
-      n.children.push(this.child());
-      n.children.push(this.child());
-    }
-    this.expect(EventType.MappingEnd);
-    return n;
-  }
-}
 
 const ALIAS_RATIO_RANGE_LOW = 400_000;
 const ALIAS_RATIO_RANGE_HIGH = 4_000_000;
@@ -272,6 +97,8 @@ class Decoder {
   private aliasDepth = 0;
   private readonly active = new Set<Node>();
   readonly terrors: string[] = [];
+  /** The `[]string` being filled: Go's `MakeSlice(l)` stays visible when a panic stops decoding. */
+  partial: string[] | undefined;
 
   private count(): void {
     this.decodeCount++;
@@ -307,26 +134,6 @@ class Decoder {
     return r;
   }
 
-  /** `d.unmarshal(n, out)` with `out` an `interface{}`. */
-  iface(n: Node): GoValue {
-    this.count();
-    switch (n.kind) {
-      case Kind.Document:
-        return this.iface(n.children[0] as Node);
-      case Kind.Alias:
-        return this.withAlias(n, (t) => this.iface(t));
-      case Kind.Scalar:
-        return this.scalar(n);
-      case Kind.Sequence:
-        return { kind: 'seq', items: n.children.map((c) => this.iface(c)), mark: n.mark };
-      default: {
-        const m = new GoMap();
-        this.fillMap(n, m);
-        return { kind: 'map', entries: [...m.byKey.values()] as GoMapEntry[], mark: n.mark };
-      }
-    }
-  }
-
   private scalar(n: Node): GoValue {
     const { value } = this.resolveScalar(n);
     const mark = n.mark;
@@ -348,49 +155,147 @@ class Decoder {
     }
   }
 
-  /** `d.mapping` into a (new or merged-into) map. */
-  private fillMap(n: Node, m: GoMap): void {
-    const c = n.children;
-    for (let i = 0; i < c.length; i += 2) {
-      const kn = c[i] as Node;
-      const vn = c[i + 1] as Node;
-      if (isMerge(kn)) {
-        this.merge(vn, m);
-        continue;
+  /**
+   * `d.unmarshal(n, out)` with `out` an `interface{}`. Go recurses; this keeps an explicit stack
+   * of steps (each returns true when finished) so that 10000 levels of nesting decode, and runs
+   * the same operations in the same order: counting, alias bookkeeping, keys before values,
+   * merges in place, merge sequences backwards.
+   */
+  iface(root: Node): GoValue {
+    let result: GoValue | undefined;
+    const steps: Array<() => boolean> = [];
+    this.enterValue(root, steps, (v) => {
+      result = v;
+    });
+    while (steps.length > 0) {
+      const step = steps[steps.length - 1] as () => boolean;
+      if (step()) {
+        // A step may have pushed more steps above itself before finishing; remove it where it is.
+        const at = steps.lastIndexOf(step);
+        steps.splice(at, 1);
       }
-      const k = this.iface(kn);
-      if (k.kind === 'map' || k.kind === 'seq') throw new GoYamlFailure(`invalid map key: ${goSharpV(k)}`);
-      m.set(k, this.iface(vn));
+    }
+    return result as GoValue;
+  }
+
+  /** Pushes the alias bookkeeping `d.alias` does around decoding the anchored node. */
+  private enterAlias(n: Node, steps: Array<() => boolean>): Node {
+    if (this.active.has(n)) throw new GoYamlFailure(`anchor '${n.value}' value contains itself`);
+    this.active.add(n);
+    this.aliasDepth++;
+    steps.push(() => {
+      this.aliasDepth--;
+      this.active.delete(n);
+      return true;
+    });
+    return n.alias as Node;
+  }
+
+  private enterValue(n: Node, steps: Array<() => boolean>, deliver: (v: GoValue) => void): void {
+    this.count();
+    switch (n.kind) {
+      case Kind.Document:
+        this.enterValue(n.children[0] as Node, steps, deliver);
+        return;
+      case Kind.Alias:
+        this.enterValue(this.enterAlias(n, steps), steps, deliver);
+        return;
+      case Kind.Scalar:
+        deliver(this.scalar(n));
+        return;
+      case Kind.Sequence: {
+        const items: GoValue[] = [];
+        let i = 0;
+        steps.push(() => {
+          const c = n.children[i];
+          if (c === undefined) {
+            deliver({ kind: 'seq', items, mark: n.mark });
+            return true;
+          }
+          const at = i++;
+          this.enterValue(c, steps, (v) => {
+            items[at] = v;
+          });
+          return false;
+        });
+        return;
+      }
+      default: {
+        const m = new GoMap();
+        this.enterMapping(n, m, steps, () =>
+          deliver({ kind: 'map', entries: [...m.byKey.values()] as GoMapEntry[], mark: n.mark }),
+        );
+      }
     }
   }
 
-  /** `d.unmarshal(n, out)` with `out` an existing map (merge only passes mappings and aliases to them). */
-  private intoMap(n: Node, m: GoMap): void {
-    this.count();
-    if (n.kind === Kind.Alias) this.withAlias(n, (t) => this.intoMap(t, m));
-    else this.fillMap(n, m);
+  /** `d.mapping` into a (new or merged-into) map. */
+  private enterMapping(n: Node, m: GoMap, steps: Array<() => boolean>, done: () => void): void {
+    const c = n.children;
+    let i = 0;
+    let key: GoValue | undefined;
+    let phase = 0;
+    steps.push(() => {
+      if (phase === 1) {
+        const k = key as GoValue;
+        if (k.kind === 'map' || k.kind === 'seq') throw new GoYamlFailure(`invalid map key: ${goSharpV(k)}`);
+        phase = 2;
+        this.enterValue(c[i + 1] as Node, steps, (v) => m.set(k, v));
+        return false;
+      }
+      if (phase === 2) {
+        phase = 0;
+        i += 2;
+      }
+      const kn = c[i];
+      if (kn === undefined) {
+        done();
+        return true;
+      }
+      if (isMerge(kn)) {
+        i += 2;
+        this.merge(c[i - 1] as Node, m, steps);
+        return false;
+      }
+      phase = 1;
+      this.enterValue(kn, steps, (k) => {
+        key = k;
+      });
+      return false;
+    });
   }
 
-  private merge(n: Node, m: GoMap): void {
+  /** `d.unmarshal(n, out)` with `out` an existing map (merge only passes mappings and aliases to them). */
+  private enterInto(n: Node, m: GoMap, steps: Array<() => boolean>): void {
+    this.count();
+    if (n.kind === Kind.Alias) this.enterInto(this.enterAlias(n, steps), m, steps);
+    else this.enterMapping(n, m, steps, () => {});
+  }
+
+  private merge(n: Node, m: GoMap, steps: Array<() => boolean>): void {
     switch (n.kind) {
       case Kind.Mapping:
-        this.intoMap(n, m);
+        this.enterInto(n, m, steps);
         return;
       case Kind.Alias:
         if (n.alias !== undefined && n.alias.kind !== Kind.Mapping) failWantMap();
-        this.intoMap(n, m);
+        this.enterInto(n, m, steps);
         return;
-      case Kind.Sequence:
-        for (let i = n.children.length - 1; i >= 0; i--) {
-          const ni = n.children[i] as Node;
+      case Kind.Sequence: {
+        let i = n.children.length - 1;
+        steps.push(() => {
+          const ni = n.children[i--];
+          if (ni === undefined) return true;
           if (ni.kind === Kind.Alias) {
             if (ni.alias !== undefined && ni.alias.kind !== Kind.Mapping) failWantMap();
           } else if (ni.kind !== Kind.Mapping) {
             failWantMap();
           }
-          this.intoMap(ni, m);
-        }
+          this.enterInto(ni, m, steps);
+          return false;
+        });
         return;
+      }
       default:
         failWantMap();
     }
@@ -444,12 +349,14 @@ class Decoder {
         this.terror(n, MAP_TAG, '[]string');
         return undefined;
       default: {
-        const out: string[] = [];
+        const out = new Array<string>(n.children.length).fill('');
+        this.partial = out;
+        let j = 0;
         for (const c of n.children) {
           const s = this.str(c);
-          if (s !== undefined) out.push(s);
+          if (s !== undefined) out[j++] = s;
         }
-        return out;
+        return out.slice(0, j);
       }
     }
   }
@@ -480,23 +387,29 @@ export function unmarshalGoYaml(text: string | Uint8Array): GoYamlResult {
 
 export type StringListResult =
   | { readonly ok: true; readonly values: readonly string[]; readonly error?: string }
-  | { readonly ok: false; readonly error: string; readonly mark?: GoMark };
+  | {
+      readonly ok: false;
+      readonly error: string;
+      readonly mark?: GoMark;
+      /** What the list holds after the failure (decoded items, then zero values). */
+      readonly values: readonly string[];
+    };
 
 /**
  * `yaml.Unmarshal([]byte(text), &list)` with `list := make([]string, 0)` (mapAccounts). Type
  * errors keep the decoded items and come back as `error` (`yaml: unmarshal errors:\n  line …`).
  */
 export function unmarshalGoYamlStrings(text: string | Uint8Array): StringListResult {
+  const d = new Decoder();
   try {
     const root = new NodeParser(typeof text === 'string' ? encodeInput(text) : text).parse();
     if (root === undefined) return { ok: true, values: [] };
-    const d = new Decoder();
     const values = d.strings(root) ?? [];
     if (d.terrors.length > 0) {
       return { ok: true, values, error: `yaml: unmarshal errors:\n  ${d.terrors.join('\n  ')}` };
     }
     return { ok: true, values };
   } catch (e) {
-    return failure(e);
+    return { ...failure(e), values: d.partial ?? [] };
   }
 }

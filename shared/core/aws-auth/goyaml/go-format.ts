@@ -107,27 +107,33 @@ export function goQuote(s: string): string {
 }
 
 /** Go `fmt` `%#v` of a decoded value held in an `interface{}` (used in `invalid map key: %#v`). */
-export function goSharpV(v: GoValue): string {
-  switch (v.kind) {
-    case 'null':
-      return 'interface {}(nil)';
-    case 'str':
-      return goQuote(v.value);
-    case 'int':
-      return v.unsigned ? `0x${v.value.toString(16)}` : v.value.toString();
-    case 'float':
-      return formatFloatG(v.value, 64);
-    case 'bool':
-      return String(v.value);
-    case 'seq':
-      return `[]interface {}{${v.items.map((i) => goSharpV(i)).join(', ')}}`;
-    default: {
-      const parts = v.entries.map((e) => ({ k: goSharpV(e.key), v: goSharpV(e.value), key: e.key }));
-      parts.sort((a, b) => compareForFmt(a.key, b.key));
-      const body = parts.map((p) => `${p.k}:${p.v}`).join(', ');
-      return `map[interface {}]interface {}{${body}}`;
-    }
-  }
+export function goSharpV(root: GoValue): string {
+  return postOrder<GoValue, string>(
+    root,
+    (v) =>
+      v.kind === 'seq' ? v.items : v.kind === 'map' ? v.entries.flatMap((e) => [e.key, e.value]) : undefined,
+    (v, kids) => {
+      switch (v.kind) {
+        case 'null':
+          return 'interface {}(nil)';
+        case 'str':
+          return goQuote(v.value);
+        case 'int':
+          return v.unsigned ? `0x${v.value.toString(16)}` : v.value.toString();
+        case 'float':
+          return formatFloatG(v.value, 64);
+        case 'bool':
+          return String(v.value);
+        case 'seq':
+          return `[]interface {}{${kids.join(', ')}}`;
+        default: {
+          const parts = v.entries.map((e, i) => ({ key: e.key, text: `${kids[2 * i]}:${kids[2 * i + 1]}` }));
+          parts.sort((x, y) => compareForFmt(x.key, y.key));
+          return `map[interface {}]interface {}{${parts.map((p) => p.text).join(', ')}}`;
+        }
+      }
+    },
+  );
 }
 
 const KIND_ORDER: Record<GoValue['kind'], number> = {
@@ -164,4 +170,40 @@ export function compareGoStrings(a: string, b: string): number {
     return x - y;
   }
   return a.length - b.length;
+}
+
+/**
+ * Post-order evaluation of a tree with an explicit stack: go-yaml accepts 10000 levels of
+ * nesting, which Go's growable stacks recurse through and JavaScript's call stack does not.
+ * `expand` returns a node's children (undefined for a leaf); `combine` builds a node's result
+ * from its children's results, in order.
+ */
+export function postOrder<N, R>(
+  root: N,
+  expand: (n: N) => readonly N[] | undefined,
+  combine: (n: N, kids: R[]) => R,
+): R {
+  interface Frame {
+    n: N;
+    kids: readonly N[];
+    results: R[];
+  }
+  const rootKids = expand(root);
+  if (rootKids === undefined) return combine(root, []);
+  const stack: Frame[] = [{ n: root, kids: rootKids, results: [] }];
+  for (;;) {
+    const top = stack[stack.length - 1] as Frame;
+    if (top.results.length < top.kids.length) {
+      const child = top.kids[top.results.length] as N;
+      const kids = expand(child);
+      if (kids === undefined) top.results.push(combine(child, []));
+      else stack.push({ n: child, kids, results: [] });
+      continue;
+    }
+    stack.pop();
+    const r = combine(top.n, top.results);
+    const parent = stack[stack.length - 1];
+    if (parent === undefined) return r;
+    parent.results.push(r);
+  }
 }

@@ -282,7 +282,8 @@ export function decodeAwsAuthKey(key: AwsAuthDataKey, text: string): AwsAuthKeyD
   if (isSkippable(text)) return { ok: true, skipped: true, errors: [], ...EMPTY };
   if (key === 'mapAccounts') {
     const r = unmarshalGoYamlStrings(text);
-    if (!r.ok) return { ok: false, skipped: false, errors: [r.error], ...EMPTY };
+    // ParseMap keeps whatever the list holds even when Unmarshal failed.
+    if (!r.ok) return { ok: false, skipped: false, errors: [r.error], ...EMPTY, accounts: r.values };
     return {
       ok: true,
       skipped: false,

@@ -4,7 +4,7 @@
  * numbers and booleans become strings where the JSON target is a string, NaN/±Inf are rejected
  * by the marshaller, object keys come out sorted bytewise.
  */
-import { compareGoStrings, formatFloatG, formatJsonFloat, goSharpV } from './go-format.ts';
+import { compareGoStrings, formatFloatG, formatJsonFloat, goSharpV, postOrder } from './go-format.ts';
 import type { GoValue, JsonEntry, JsonResult, JsonValue } from './index.ts';
 
 /** The reflect.Value `jsonTarget` walks (only `Unmarshal` passes one; `YAMLToJSON` passes nil). */
@@ -30,7 +30,8 @@ class ConvertFailure extends Error {
 function goTypeName(v: GoValue): string {
   switch (v.kind) {
     case 'null':
-      return '<nil>';
+      // `%s` of a nil reflect.Type.
+      return '%!s(<nil>)';
     case 'int':
       return v.unsigned ? 'uint64' : 'int';
     case 'float':
@@ -96,68 +97,105 @@ type Conv =
   | { kind: 'object'; entries: Converted[]; v: GoValue }
   | { kind: 'array'; items: Conv[]; v: GoValue };
 
-function convert(v: GoValue, target: JsonTarget | undefined, fold: (f: string, k: string) => boolean): Conv {
-  if (v.kind === 'map') {
-    const byKey = new Map<string, Converted>();
-    for (const e of v.entries) {
-      const key = keyString(e.key, e.value);
-      let sub: JsonTarget | undefined;
-      if (target?.kind === 'struct') sub = findField(target.fields, key, fold);
-      else if (target?.kind === 'map') sub = target.elem;
-      // Go iterates its map in random order; a collision between e.g. `1` and `"1"` keeps the
-      // last one here, one of the two there.
-      byKey.set(key, { key, keyPos: e.key.mark.pos, value: convert(e.value, sub, fold) });
-    }
-    return { kind: 'object', entries: [...byKey.values()], v };
-  }
-  if (v.kind === 'seq') {
-    const elem = target?.kind === 'slice' ? target.elem : undefined;
-    return { kind: 'array', items: v.items.map((i) => convert(i, elem, fold)), v };
-  }
-  if (target?.kind === 'string') {
-    let s = '';
-    if (v.kind === 'int') s = v.value.toString();
-    else if (v.kind === 'float') s = formatFloatG(v.value, 32);
-    else if (v.kind === 'bool') s = v.value ? 'true' : 'false';
-    if (s.length > 0) return { kind: 'coerced', s, v };
-  }
-  return { kind: 'leaf', v };
+interface ConvNode {
+  v: GoValue;
+  target: JsonTarget | undefined;
+  keys?: { key: string; keyPos: number }[];
+}
+
+/** `convertToJSONableObject` (keys to strings, jsonTarget coercion), all keys checked before `Marshal`. */
+function convert(
+  root: GoValue,
+  rootTarget: JsonTarget | undefined,
+  fold: (f: string, k: string) => boolean,
+): Conv {
+  return postOrder<ConvNode, Conv>(
+    { v: root, target: rootTarget },
+    (n) => {
+      const { v, target } = n;
+      if (v.kind === 'seq') {
+        const elem = target?.kind === 'slice' ? target.elem : undefined;
+        return v.items.map((i) => ({ v: i, target: elem }));
+      }
+      if (v.kind !== 'map') return undefined;
+      n.keys = [];
+      const kids: ConvNode[] = [];
+      for (const e of v.entries) {
+        const key = keyString(e.key, e.value);
+        let sub: JsonTarget | undefined;
+        if (target?.kind === 'struct') sub = findField(target.fields, key, fold);
+        else if (target?.kind === 'map') sub = target.elem;
+        n.keys.push({ key, keyPos: e.key.mark.pos });
+        kids.push({ v: e.value, target: sub });
+      }
+      return kids;
+    },
+    (n, kids) => {
+      const { v, target } = n;
+      if (v.kind === 'map') {
+        // Go iterates its map in random order; a collision between e.g. `1` and `"1"` keeps the
+        // last one here, one of the two there.
+        const byKey = new Map<string, Converted>();
+        (n.keys ?? []).forEach((k, i) => {
+          byKey.set(k.key, { ...k, value: kids[i] as Conv });
+        });
+        return { kind: 'object', entries: [...byKey.values()], v };
+      }
+      if (v.kind === 'seq') return { kind: 'array', items: kids, v };
+      if (target?.kind === 'string') {
+        let s = '';
+        if (v.kind === 'int') s = v.value.toString();
+        else if (v.kind === 'float') s = formatFloatG(v.value, 32);
+        else if (v.kind === 'bool') s = v.value ? 'true' : 'false';
+        if (s.length > 0) return { kind: 'coerced', s, v };
+      }
+      return { kind: 'leaf', v };
+    },
+  );
 }
 
 /** `json.Marshal` of the converted tree (sorted keys; NaN and ±Inf are unsupported values). */
-function marshal(c: Conv): JsonValue {
-  const pos = c.v.mark.pos;
-  switch (c.kind) {
-    case 'coerced':
-      return { t: 'string', v: c.s, pos, end: pos, style: 'plain' };
-    case 'object': {
-      const sorted = [...c.entries].sort((a, b) => compareGoStrings(a.key, b.key));
-      const entries: JsonEntry[] = sorted.map((e) => ({
-        key: e.key,
-        keyPos: e.keyPos,
-        value: marshal(e.value),
-      }));
-      return { t: 'object', entries, pos };
-    }
-    case 'array':
-      return { t: 'array', items: c.items.map(marshal), pos };
-  }
-  const v = c.v;
-  switch (v.kind) {
-    case 'str':
-      return { t: 'string', v: v.value, pos, end: v.end, style: v.style };
-    case 'int':
-      return { t: 'number', text: v.value.toString(), pos };
-    case 'float':
-      if (!Number.isFinite(v.value)) {
-        throw new ConvertFailure(`json: unsupported value: ${formatFloatG(v.value, 64)}`, pos);
+function marshal(root: Conv): JsonValue {
+  const sorted = new Map<Conv, Converted[]>();
+  return postOrder<Conv, JsonValue>(
+    root,
+    (c) => {
+      if (c.kind === 'array') return c.items;
+      if (c.kind !== 'object') return undefined;
+      const entries = [...c.entries].sort((a, b) => compareGoStrings(a.key, b.key));
+      sorted.set(c, entries);
+      return entries.map((e) => e.value);
+    },
+    (c, kids) => {
+      const pos = c.v.mark.pos;
+      if (c.kind === 'coerced') return { t: 'string', v: c.s, pos, end: pos, style: 'plain' };
+      if (c.kind === 'array') return { t: 'array', items: kids, pos };
+      if (c.kind === 'object') {
+        const entries: JsonEntry[] = (sorted.get(c) ?? []).map((e, i) => ({
+          key: e.key,
+          keyPos: e.keyPos,
+          value: kids[i] as JsonValue,
+        }));
+        return { t: 'object', entries, pos };
       }
-      return { t: 'number', text: formatJsonFloat(v.value), pos };
-    case 'bool':
-      return { t: 'bool', v: v.value, pos };
-    default:
-      return { t: 'null', pos };
-  }
+      const v = c.v;
+      switch (v.kind) {
+        case 'str':
+          return { t: 'string', v: v.value, pos, end: v.end, style: v.style };
+        case 'int':
+          return { t: 'number', text: v.value.toString(), pos };
+        case 'float':
+          if (!Number.isFinite(v.value)) {
+            throw new ConvertFailure(`json: unsupported value: ${formatFloatG(v.value, 64)}`, pos);
+          }
+          return { t: 'number', text: formatJsonFloat(v.value), pos };
+        case 'bool':
+          return { t: 'bool', v: v.value, pos };
+        default:
+          return { t: 'null', pos };
+      }
+    },
+  );
 }
 
 /** ASCII-only case folding; go-json.ts passes encoding/json's exact fold rules. */
