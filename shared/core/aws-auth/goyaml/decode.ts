@@ -19,6 +19,9 @@ import {
   shortTag,
 } from './resolve.ts';
 
+// Enums bound once (tsx and vitest reach imported bindings through getters).
+const Kind_ = Kind;
+
 const ALIAS_RATIO_RANGE_LOW = 400_000;
 const ALIAS_RATIO_RANGE_HIGH = 4_000_000;
 
@@ -83,7 +86,7 @@ function decodeBase64(s: string): number[] | undefined {
 }
 
 function isMerge(n: Node): boolean {
-  return n.kind === Kind.Scalar && n.value === '<<' && (n.implicit || n.tag === MERGE_TAG);
+  return n.kind === Kind_.Scalar && n.value === '<<' && (n.implicit || n.tag === MERGE_TAG);
 }
 
 function failWantMap(): never {
@@ -194,16 +197,16 @@ class Decoder {
   private enterValue(n: Node, steps: Array<() => boolean>, deliver: (v: GoValue) => void): void {
     this.count();
     switch (n.kind) {
-      case Kind.Document:
+      case Kind_.Document:
         this.enterValue(n.children[0] as Node, steps, deliver);
         return;
-      case Kind.Alias:
+      case Kind_.Alias:
         this.enterValue(this.enterAlias(n, steps), steps, deliver);
         return;
-      case Kind.Scalar:
+      case Kind_.Scalar:
         deliver(this.scalar(n));
         return;
-      case Kind.Sequence: {
+      case Kind_.Sequence: {
         const items: GoValue[] = [];
         let i = 0;
         steps.push(() => {
@@ -268,27 +271,27 @@ class Decoder {
   /** `d.unmarshal(n, out)` with `out` an existing map (merge only passes mappings and aliases to them). */
   private enterInto(n: Node, m: GoMap, steps: Array<() => boolean>): void {
     this.count();
-    if (n.kind === Kind.Alias) this.enterInto(this.enterAlias(n, steps), m, steps);
+    if (n.kind === Kind_.Alias) this.enterInto(this.enterAlias(n, steps), m, steps);
     else this.enterMapping(n, m, steps, () => {});
   }
 
   private merge(n: Node, m: GoMap, steps: Array<() => boolean>): void {
     switch (n.kind) {
-      case Kind.Mapping:
+      case Kind_.Mapping:
         this.enterInto(n, m, steps);
         return;
-      case Kind.Alias:
-        if (n.alias !== undefined && n.alias.kind !== Kind.Mapping) failWantMap();
+      case Kind_.Alias:
+        if (n.alias !== undefined && n.alias.kind !== Kind_.Mapping) failWantMap();
         this.enterInto(n, m, steps);
         return;
-      case Kind.Sequence: {
+      case Kind_.Sequence: {
         let i = n.children.length - 1;
         steps.push(() => {
           const ni = n.children[i--];
           if (ni === undefined) return true;
-          if (ni.kind === Kind.Alias) {
-            if (ni.alias !== undefined && ni.alias.kind !== Kind.Mapping) failWantMap();
-          } else if (ni.kind !== Kind.Mapping) {
+          if (ni.kind === Kind_.Alias) {
+            if (ni.alias !== undefined && ni.alias.kind !== Kind_.Mapping) failWantMap();
+          } else if (ni.kind !== Kind_.Mapping) {
             failWantMap();
           }
           this.enterInto(ni, m, steps);
@@ -315,18 +318,18 @@ class Decoder {
   str(n: Node): string | undefined {
     this.count();
     switch (n.kind) {
-      case Kind.Document:
+      case Kind_.Document:
         return this.str(n.children[0] as Node);
-      case Kind.Alias:
+      case Kind_.Alias:
         return this.withAlias(n, (t) => this.str(t));
-      case Kind.Scalar: {
+      case Kind_.Scalar: {
         const { tag, value } = this.resolveScalar(n);
         if (value.t === 'null') return '';
         if (tag === BINARY_TAG && value.t === 'str') return value.v;
         return n.value;
       }
       default:
-        this.terror(n, n.kind === Kind.Mapping ? MAP_TAG : SEQ_TAG, 'string');
+        this.terror(n, n.kind === Kind_.Mapping ? MAP_TAG : SEQ_TAG, 'string');
         return undefined;
     }
   }
@@ -335,17 +338,17 @@ class Decoder {
   strings(n: Node): string[] | undefined {
     this.count();
     switch (n.kind) {
-      case Kind.Document:
+      case Kind_.Document:
         return this.strings(n.children[0] as Node);
-      case Kind.Alias:
+      case Kind_.Alias:
         return this.withAlias(n, (t) => this.strings(t));
-      case Kind.Scalar: {
+      case Kind_.Scalar: {
         const { tag, value } = this.resolveScalar(n);
         if (value.t === 'null') return [];
         this.terror(n, tag, '[]string');
         return undefined;
       }
-      case Kind.Mapping:
+      case Kind_.Mapping:
         this.terror(n, MAP_TAG, '[]string');
         return undefined;
       default: {

@@ -2,12 +2,20 @@
  * Port of gopkg.in/yaml.v2 2.4.0 `decode.go`'s `parser` type: libyaml events to a node tree
  * (first document only), with `p.fail()`'s error text.
  */
-import { goBytesToString } from './go-format.ts';
+import * as goFormatModule from './go-format.ts';
 import type { GoMark, ScalarStyle } from './index.ts';
-import { parseEvent } from './parser.ts';
+import * as parserModule from './parser.ts';
 import { EVENT_NAMES, EventType, type YamlEvent } from './parser-events.ts';
 import { ErrorType, ScalarStyleCode, YamlParser } from './reader.ts';
 import { GoYamlFailure } from './resolve.ts';
+
+// Functions bound once: tsx and vitest reach imported bindings through getters, which
+// dominates a byte-at-a-time scanner (the bundled Lambda code is not affected).
+const { goBytesToString } = goFormatModule;
+const { parseEvent } = parserModule;
+const ErrorType_ = ErrorType;
+const ScalarStyleCode_ = ScalarStyleCode;
+const EventType_ = EventType;
 
 export enum Kind {
   Document = 1,
@@ -30,10 +38,10 @@ export interface Node {
 }
 
 const STYLES: Record<number, ScalarStyle> = {
-  [ScalarStyleCode.SingleQuoted]: 'single',
-  [ScalarStyleCode.DoubleQuoted]: 'double',
-  [ScalarStyleCode.Literal]: 'literal',
-  [ScalarStyleCode.Folded]: 'folded',
+  [ScalarStyleCode_.SingleQuoted]: 'single',
+  [ScalarStyleCode_.DoubleQuoted]: 'double',
+  [ScalarStyleCode_.Literal]: 'literal',
+  [ScalarStyleCode_.Folded]: 'folded',
 };
 
 /** The `parser` type of decode.go: events to nodes. */
@@ -52,7 +60,7 @@ export class NodeParser {
     let line = 0;
     if (pr.problem_mark.line !== 0) {
       line = pr.problem_mark.line;
-      if (pr.error === ErrorType.Scanner) line++;
+      if (pr.error === ErrorType_.Scanner) line++;
     } else if (pr.context_mark.line !== 0) {
       line = pr.context_mark.line;
     }
@@ -75,7 +83,7 @@ export class NodeParser {
     const e = this.ev ?? parseEvent(this.p);
     if (e === undefined) this.fail();
     this.ev = e;
-    if (e.typ === EventType.StreamEnd)
+    if (e.typ === EventType_.StreamEnd)
       throw new GoYamlFailure('attempted to go past the end of stream; corrupted value?');
     if (e.typ !== t) {
       this.p.problem = `expected ${EVENT_NAMES[t]} event but got ${EVENT_NAMES[e.typ]}`;
@@ -106,13 +114,13 @@ export class NodeParser {
   /** `p.parse()` at the top: the first document's node, or undefined for an empty stream. */
   parse(): Node | undefined {
     if (!this.doneInit) {
-      this.expect(EventType.StreamStart);
+      this.expect(EventType_.StreamStart);
       this.doneInit = true;
     }
     switch (this.peek().typ) {
-      case EventType.DocumentStart:
+      case EventType_.DocumentStart:
         return this.document();
-      case EventType.StreamEnd:
+      case EventType_.StreamEnd:
         return undefined;
       default:
         return this.tree();
@@ -128,19 +136,19 @@ export class NodeParser {
     for (;;) {
       const t = this.peek().typ;
       let done: Node;
-      if (t === EventType.Scalar) done = this.scalar();
-      else if (t === EventType.Alias) done = this.alias();
-      else if (t === EventType.MappingStart || t === EventType.SequenceStart) {
-        const n = this.node(t === EventType.MappingStart ? Kind.Mapping : Kind.Sequence);
+      if (t === EventType_.Scalar) done = this.scalar();
+      else if (t === EventType_.Alias) done = this.alias();
+      else if (t === EventType_.MappingStart || t === EventType_.SequenceStart) {
+        const n = this.node(t === EventType_.MappingStart ? Kind.Mapping : Kind.Sequence);
         this.anchor(n, (this.ev as YamlEvent).anchor);
         this.expect(t);
         open.push(n);
         continue;
       } else {
         const top = open[open.length - 1];
-        const endType = top?.kind === Kind.Mapping ? EventType.MappingEnd : EventType.SequenceEnd;
+        const endType = top?.kind === Kind.Mapping ? EventType_.MappingEnd : EventType_.SequenceEnd;
         if (top === undefined || t !== endType) {
-          if (t === EventType.StreamEnd) {
+          if (t === EventType_.StreamEnd) {
             throw new GoYamlFailure('attempted to go past the end of stream; corrupted value?');
           }
           throw new Error(`attempted to parse unknown event: ${EVENT_NAMES[t]}`);
@@ -157,9 +165,9 @@ export class NodeParser {
   private document(): Node {
     const n = this.node(Kind.Document);
     this.anchors = new Map();
-    this.expect(EventType.DocumentStart);
+    this.expect(EventType_.DocumentStart);
     n.children.push(this.tree());
-    this.expect(EventType.DocumentEnd);
+    this.expect(EventType_.DocumentEnd);
     return n;
   }
 
@@ -168,7 +176,7 @@ export class NodeParser {
     n.value = goBytesToString((this.ev as YamlEvent).anchor ?? []);
     n.alias = this.anchors.get(n.value);
     if (n.alias === undefined) throw new GoYamlFailure(`unknown anchor '${n.value}' referenced`);
-    this.expect(EventType.Alias);
+    this.expect(EventType_.Alias);
     return n;
   }
 
@@ -179,7 +187,7 @@ export class NodeParser {
     n.tag = goBytesToString(e.tag);
     n.implicit = e.implicit;
     this.anchor(n, e.anchor);
-    this.expect(EventType.Scalar);
+    this.expect(EventType_.Scalar);
     return n;
   }
 }

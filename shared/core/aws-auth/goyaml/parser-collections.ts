@@ -2,19 +2,20 @@
  * Port of gopkg.in/yaml.v2 2.4.0 `parserc.go`, part 2: the states of block and flow sequences
  * and mappings.
  */
-import {
-  EventType,
-  emptyScalar,
-  event,
-  parseNode,
-  peekToken,
-  popState,
-  State,
-  setParserErrorContext,
-  skipToken,
-  type YamlEvent,
-} from './parser-events.ts';
-import { copyMark, type Mark, type Token, TokenType, type YamlParser } from './reader.ts';
+
+import * as parserEventsModule from './parser-events.ts';
+import { EventType, State, type YamlEvent } from './parser-events.ts';
+import * as readerModule from './reader.ts';
+import { type Mark, type Token, TokenType, type YamlParser } from './reader.ts';
+
+// Functions bound once: tsx and vitest reach imported bindings through getters, which
+// dominates a byte-at-a-time scanner (the bundled Lambda code is not affected).
+const { emptyScalar, event, parseNode, peekToken, popState, setParserErrorContext, skipToken } =
+  parserEventsModule;
+const { copyMark } = readerModule;
+const TokenType_ = TokenType;
+const EventType_ = EventType;
+const State_ = State;
 
 function firstMark(parser: YamlParser): void {
   const token = peekToken(parser) as Token;
@@ -30,22 +31,22 @@ export function parseBlockSequenceEntry(parser: YamlParser, first: boolean): Yam
   if (first) firstMark(parser);
   let token = peekToken(parser);
   if (token === undefined) return undefined;
-  if (token.typ === TokenType.BlockEntry) {
+  if (token.typ === TokenType_.BlockEntry) {
     const mark = copyMark(token.end_mark);
     skipToken(parser);
     token = peekToken(parser);
     if (token === undefined) return undefined;
-    if (token.typ !== TokenType.BlockEntry && token.typ !== TokenType.BlockEnd) {
-      parser.states.push(State.BlockSequenceEntry);
+    if (token.typ !== TokenType_.BlockEntry && token.typ !== TokenType_.BlockEnd) {
+      parser.states.push(State_.BlockSequenceEntry);
       return parseNode(parser, true, false);
     }
-    parser.state = State.BlockSequenceEntry;
+    parser.state = State_.BlockSequenceEntry;
     return emptyScalar(mark);
   }
-  if (token.typ === TokenType.BlockEnd) {
+  if (token.typ === TokenType_.BlockEnd) {
     popState(parser);
     popMark(parser);
-    const e = event(EventType.SequenceEnd, token.start_mark, token.end_mark);
+    const e = event(EventType_.SequenceEnd, token.start_mark, token.end_mark);
     skipToken(parser);
     return e;
   }
@@ -62,47 +63,47 @@ export function parseBlockSequenceEntry(parser: YamlParser, first: boolean): Yam
 export function parseIndentlessSequenceEntry(parser: YamlParser): YamlEvent | undefined {
   let token = peekToken(parser);
   if (token === undefined) return undefined;
-  if (token.typ === TokenType.BlockEntry) {
+  if (token.typ === TokenType_.BlockEntry) {
     const mark = copyMark(token.end_mark);
     skipToken(parser);
     token = peekToken(parser);
     if (token === undefined) return undefined;
     if (
-      token.typ !== TokenType.BlockEntry &&
-      token.typ !== TokenType.Key &&
-      token.typ !== TokenType.Value &&
-      token.typ !== TokenType.BlockEnd
+      token.typ !== TokenType_.BlockEntry &&
+      token.typ !== TokenType_.Key &&
+      token.typ !== TokenType_.Value &&
+      token.typ !== TokenType_.BlockEnd
     ) {
-      parser.states.push(State.IndentlessSequenceEntry);
+      parser.states.push(State_.IndentlessSequenceEntry);
       return parseNode(parser, true, false);
     }
-    parser.state = State.IndentlessSequenceEntry;
+    parser.state = State_.IndentlessSequenceEntry;
     return emptyScalar(mark);
   }
   popState(parser);
-  return event(EventType.SequenceEnd, token.start_mark, token.start_mark);
+  return event(EventType_.SequenceEnd, token.start_mark, token.start_mark);
 }
 
 export function parseBlockMappingKey(parser: YamlParser, first: boolean): YamlEvent | undefined {
   if (first) firstMark(parser);
   let token = peekToken(parser);
   if (token === undefined) return undefined;
-  if (token.typ === TokenType.Key) {
+  if (token.typ === TokenType_.Key) {
     const mark = copyMark(token.end_mark);
     skipToken(parser);
     token = peekToken(parser);
     if (token === undefined) return undefined;
-    if (token.typ !== TokenType.Key && token.typ !== TokenType.Value && token.typ !== TokenType.BlockEnd) {
-      parser.states.push(State.BlockMappingValue);
+    if (token.typ !== TokenType_.Key && token.typ !== TokenType_.Value && token.typ !== TokenType_.BlockEnd) {
+      parser.states.push(State_.BlockMappingValue);
       return parseNode(parser, true, true);
     }
-    parser.state = State.BlockMappingValue;
+    parser.state = State_.BlockMappingValue;
     return emptyScalar(mark);
   }
-  if (token.typ === TokenType.BlockEnd) {
+  if (token.typ === TokenType_.BlockEnd) {
     popState(parser);
     popMark(parser);
-    const e = event(EventType.MappingEnd, token.start_mark, token.end_mark);
+    const e = event(EventType_.MappingEnd, token.start_mark, token.end_mark);
     skipToken(parser);
     return e;
   }
@@ -119,19 +120,19 @@ export function parseBlockMappingKey(parser: YamlParser, first: boolean): YamlEv
 export function parseBlockMappingValue(parser: YamlParser): YamlEvent | undefined {
   let token = peekToken(parser);
   if (token === undefined) return undefined;
-  if (token.typ === TokenType.Value) {
+  if (token.typ === TokenType_.Value) {
     const mark = copyMark(token.end_mark);
     skipToken(parser);
     token = peekToken(parser);
     if (token === undefined) return undefined;
-    if (token.typ !== TokenType.Key && token.typ !== TokenType.Value && token.typ !== TokenType.BlockEnd) {
-      parser.states.push(State.BlockMappingKey);
+    if (token.typ !== TokenType_.Key && token.typ !== TokenType_.Value && token.typ !== TokenType_.BlockEnd) {
+      parser.states.push(State_.BlockMappingKey);
       return parseNode(parser, true, true);
     }
-    parser.state = State.BlockMappingKey;
+    parser.state = State_.BlockMappingKey;
     return emptyScalar(mark);
   }
-  parser.state = State.BlockMappingKey;
+  parser.state = State_.BlockMappingKey;
   return emptyScalar(token.start_mark);
 }
 
@@ -139,9 +140,9 @@ export function parseFlowSequenceEntry(parser: YamlParser, first: boolean): Yaml
   if (first) firstMark(parser);
   let token = peekToken(parser);
   if (token === undefined) return undefined;
-  if (token.typ !== TokenType.FlowSequenceEnd) {
+  if (token.typ !== TokenType_.FlowSequenceEnd) {
     if (!first) {
-      if (token.typ === TokenType.FlowEntry) {
+      if (token.typ === TokenType_.FlowEntry) {
         skipToken(parser);
         token = peekToken(parser);
         if (token === undefined) return undefined;
@@ -156,20 +157,20 @@ export function parseFlowSequenceEntry(parser: YamlParser, first: boolean): Yaml
         );
       }
     }
-    if (token.typ === TokenType.Key) {
-      parser.state = State.FlowSequenceEntryMappingKey;
-      const e = event(EventType.MappingStart, token.start_mark, token.end_mark, { implicit: true });
+    if (token.typ === TokenType_.Key) {
+      parser.state = State_.FlowSequenceEntryMappingKey;
+      const e = event(EventType_.MappingStart, token.start_mark, token.end_mark, { implicit: true });
       skipToken(parser);
       return e;
     }
-    if (token.typ !== TokenType.FlowSequenceEnd) {
-      parser.states.push(State.FlowSequenceEntry);
+    if (token.typ !== TokenType_.FlowSequenceEnd) {
+      parser.states.push(State_.FlowSequenceEntry);
       return parseNode(parser, false, false);
     }
   }
   popState(parser);
   popMark(parser);
-  const e = event(EventType.SequenceEnd, token.start_mark, token.end_mark);
+  const e = event(EventType_.SequenceEnd, token.start_mark, token.end_mark);
   skipToken(parser);
   return e;
 }
@@ -178,16 +179,16 @@ export function parseFlowSequenceEntryMappingKey(parser: YamlParser): YamlEvent 
   const token = peekToken(parser);
   if (token === undefined) return undefined;
   if (
-    token.typ !== TokenType.Value &&
-    token.typ !== TokenType.FlowEntry &&
-    token.typ !== TokenType.FlowSequenceEnd
+    token.typ !== TokenType_.Value &&
+    token.typ !== TokenType_.FlowEntry &&
+    token.typ !== TokenType_.FlowSequenceEnd
   ) {
-    parser.states.push(State.FlowSequenceEntryMappingValue);
+    parser.states.push(State_.FlowSequenceEntryMappingValue);
     return parseNode(parser, false, false);
   }
   const mark = copyMark(token.end_mark);
   skipToken(parser);
-  parser.state = State.FlowSequenceEntryMappingValue;
+  parser.state = State_.FlowSequenceEntryMappingValue;
   return emptyScalar(mark);
 }
 
@@ -196,33 +197,33 @@ export function parseFlowSequenceEntryMappingValue(parser: YamlParser): YamlEven
   if (token === undefined) return undefined;
   // go-yaml reads the next token into a shadowed variable: the empty value's mark stays this token's.
   const mark = copyMark(token.start_mark);
-  if (token.typ === TokenType.Value) {
+  if (token.typ === TokenType_.Value) {
     skipToken(parser);
     const next = peekToken(parser);
     if (next === undefined) return undefined;
-    if (next.typ !== TokenType.FlowEntry && next.typ !== TokenType.FlowSequenceEnd) {
-      parser.states.push(State.FlowSequenceEntryMappingEnd);
+    if (next.typ !== TokenType_.FlowEntry && next.typ !== TokenType_.FlowSequenceEnd) {
+      parser.states.push(State_.FlowSequenceEntryMappingEnd);
       return parseNode(parser, false, false);
     }
   }
-  parser.state = State.FlowSequenceEntryMappingEnd;
+  parser.state = State_.FlowSequenceEntryMappingEnd;
   return emptyScalar(mark);
 }
 
 export function parseFlowSequenceEntryMappingEnd(parser: YamlParser): YamlEvent | undefined {
   const token = peekToken(parser);
   if (token === undefined) return undefined;
-  parser.state = State.FlowSequenceEntry;
-  return event(EventType.MappingEnd, token.start_mark, token.start_mark);
+  parser.state = State_.FlowSequenceEntry;
+  return event(EventType_.MappingEnd, token.start_mark, token.start_mark);
 }
 
 export function parseFlowMappingKey(parser: YamlParser, first: boolean): YamlEvent | undefined {
   if (first) firstMark(parser);
   let token = peekToken(parser);
   if (token === undefined) return undefined;
-  if (token.typ !== TokenType.FlowMappingEnd) {
+  if (token.typ !== TokenType_.FlowMappingEnd) {
     if (!first) {
-      if (token.typ === TokenType.FlowEntry) {
+      if (token.typ === TokenType_.FlowEntry) {
         skipToken(parser);
         token = peekToken(parser);
         if (token === undefined) return undefined;
@@ -237,29 +238,29 @@ export function parseFlowMappingKey(parser: YamlParser, first: boolean): YamlEve
         );
       }
     }
-    if (token.typ === TokenType.Key) {
+    if (token.typ === TokenType_.Key) {
       skipToken(parser);
       token = peekToken(parser);
       if (token === undefined) return undefined;
       if (
-        token.typ !== TokenType.Value &&
-        token.typ !== TokenType.FlowEntry &&
-        token.typ !== TokenType.FlowMappingEnd
+        token.typ !== TokenType_.Value &&
+        token.typ !== TokenType_.FlowEntry &&
+        token.typ !== TokenType_.FlowMappingEnd
       ) {
-        parser.states.push(State.FlowMappingValue);
+        parser.states.push(State_.FlowMappingValue);
         return parseNode(parser, false, false);
       }
-      parser.state = State.FlowMappingValue;
+      parser.state = State_.FlowMappingValue;
       return emptyScalar(token.start_mark);
     }
-    if (token.typ !== TokenType.FlowMappingEnd) {
-      parser.states.push(State.FlowMappingEmptyValue);
+    if (token.typ !== TokenType_.FlowMappingEnd) {
+      parser.states.push(State_.FlowMappingEmptyValue);
       return parseNode(parser, false, false);
     }
   }
   popState(parser);
   popMark(parser);
-  const e = event(EventType.MappingEnd, token.start_mark, token.end_mark);
+  const e = event(EventType_.MappingEnd, token.start_mark, token.end_mark);
   skipToken(parser);
   return e;
 }
@@ -268,18 +269,18 @@ export function parseFlowMappingValue(parser: YamlParser, empty: boolean): YamlE
   let token = peekToken(parser);
   if (token === undefined) return undefined;
   if (empty) {
-    parser.state = State.FlowMappingKey;
+    parser.state = State_.FlowMappingKey;
     return emptyScalar(token.start_mark);
   }
-  if (token.typ === TokenType.Value) {
+  if (token.typ === TokenType_.Value) {
     skipToken(parser);
     token = peekToken(parser);
     if (token === undefined) return undefined;
-    if (token.typ !== TokenType.FlowEntry && token.typ !== TokenType.FlowMappingEnd) {
-      parser.states.push(State.FlowMappingKey);
+    if (token.typ !== TokenType_.FlowEntry && token.typ !== TokenType_.FlowMappingEnd) {
+      parser.states.push(State_.FlowMappingKey);
       return parseNode(parser, false, false);
     }
   }
-  parser.state = State.FlowMappingKey;
+  parser.state = State_.FlowMappingKey;
   return emptyScalar(token.start_mark);
 }

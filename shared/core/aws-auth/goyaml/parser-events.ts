@@ -2,16 +2,18 @@
  * Port of gopkg.in/yaml.v2 2.4.0 `parserc.go`, part 1: events, parser states, the token queue
  * access and `yaml_parser_parse_node` (properties, tags resolved through %TAG directives).
  */
-import {
-  copyMark,
-  ErrorType,
-  type Mark,
-  ScalarStyleCode,
-  type Token,
-  TokenType,
-  type YamlParser,
-} from './reader.ts';
-import { fetchMoreTokens } from './scanner.ts';
+
+import * as readerModule from './reader.ts';
+import { ErrorType, type Mark, ScalarStyleCode, type Token, TokenType, type YamlParser } from './reader.ts';
+import * as scannerModule from './scanner.ts';
+
+// Functions bound once: tsx and vitest reach imported bindings through getters, which
+// dominates a byte-at-a-time scanner (the bundled Lambda code is not affected).
+const { copyMark } = readerModule;
+const { fetchMoreTokens } = scannerModule;
+const TokenType_ = TokenType;
+const ErrorType_ = ErrorType;
+const ScalarStyleCode_ = ScalarStyleCode;
 
 export enum EventType {
   None = 0,
@@ -90,7 +92,7 @@ export function event(typ: EventType, start: Mark, end: Mark, extra?: Partial<Ya
     value: [],
     implicit: false,
     quoted_implicit: false,
-    style: ScalarStyleCode.Any,
+    style: ScalarStyleCode_.Any,
     ...extra,
   };
 }
@@ -103,12 +105,12 @@ export function peekToken(parser: YamlParser): Token | undefined {
 export function skipToken(parser: YamlParser): void {
   parser.token_available = false;
   parser.tokens_parsed++;
-  parser.stream_end_produced = parser.tokens[parser.tokens_head]?.typ === TokenType.StreamEnd;
+  parser.stream_end_produced = parser.tokens[parser.tokens_head]?.typ === TokenType_.StreamEnd;
   parser.tokens_head++;
 }
 
 export function setParserError(parser: YamlParser, problem: string, mark: Mark): undefined {
-  parser.error = ErrorType.Parser;
+  parser.error = ErrorType_.Parser;
   parser.problem = problem;
   parser.problem_mark = copyMark(mark);
   return undefined;
@@ -121,7 +123,7 @@ export function setParserErrorContext(
   problem: string,
   problemMark: Mark,
 ): undefined {
-  parser.error = ErrorType.Parser;
+  parser.error = ErrorType_.Parser;
   parser.context = context;
   parser.context_mark = copyMark(contextMark);
   parser.problem = problem;
@@ -146,7 +148,7 @@ export function parseNode(
 ): YamlEvent | undefined {
   let token = peekToken(parser);
   if (token === undefined) return undefined;
-  if (token.typ === TokenType.Alias) {
+  if (token.typ === TokenType_.Alias) {
     popState(parser);
     const e = event(EventType.Alias, token.start_mark, token.end_mark, { anchor: token.value });
     skipToken(parser);
@@ -159,14 +161,14 @@ export function parseNode(
   let tagSuffix: number[] = [];
   let anchor: number[] | null = null;
   let tagMark = start;
-  if (token.typ === TokenType.Anchor) {
+  if (token.typ === TokenType_.Anchor) {
     anchor = token.value;
     start = copyMark(token.start_mark);
     end = copyMark(token.end_mark);
     skipToken(parser);
     token = peekToken(parser);
     if (token === undefined) return undefined;
-    if (token.typ === TokenType.Tag) {
+    if (token.typ === TokenType_.Tag) {
       tagToken = true;
       tagHandle = token.value;
       tagSuffix = token.suffix;
@@ -176,7 +178,7 @@ export function parseNode(
       token = peekToken(parser);
       if (token === undefined) return undefined;
     }
-  } else if (token.typ === TokenType.Tag) {
+  } else if (token.typ === TokenType_.Tag) {
     tagToken = true;
     tagHandle = token.value;
     tagSuffix = token.suffix;
@@ -186,7 +188,7 @@ export function parseNode(
     skipToken(parser);
     token = peekToken(parser);
     if (token === undefined) return undefined;
-    if (token.typ === TokenType.Anchor) {
+    if (token.typ === TokenType_.Anchor) {
       anchor = token.value;
       end = copyMark(token.end_mark);
       skipToken(parser);
@@ -218,17 +220,17 @@ export function parseNode(
   }
   const implicit = tag.length === 0;
   const props = { anchor, tag, implicit };
-  if (indentlessSequence && token.typ === TokenType.BlockEntry) {
+  if (indentlessSequence && token.typ === TokenType_.BlockEntry) {
     end = copyMark(token.end_mark);
     parser.state = State.IndentlessSequenceEntry;
     return event(EventType.SequenceStart, start, end, props);
   }
-  if (token.typ === TokenType.Scalar) {
+  if (token.typ === TokenType_.Scalar) {
     let plainImplicit = false;
     let quotedImplicit = false;
     end = copyMark(token.end_mark);
     if (
-      (tag.length === 0 && token.style === ScalarStyleCode.Plain) ||
+      (tag.length === 0 && token.style === ScalarStyleCode_.Plain) ||
       (tag.length === 1 && tag[0] === 0x21)
     ) {
       plainImplicit = true;
@@ -247,19 +249,19 @@ export function parseNode(
     skipToken(parser);
     return e;
   }
-  if (token.typ === TokenType.FlowSequenceStart) {
+  if (token.typ === TokenType_.FlowSequenceStart) {
     parser.state = State.FlowSequenceFirstEntry;
     return event(EventType.SequenceStart, start, token.end_mark, props);
   }
-  if (token.typ === TokenType.FlowMappingStart) {
+  if (token.typ === TokenType_.FlowMappingStart) {
     parser.state = State.FlowMappingFirstKey;
     return event(EventType.MappingStart, start, token.end_mark, props);
   }
-  if (block && token.typ === TokenType.BlockSequenceStart) {
+  if (block && token.typ === TokenType_.BlockSequenceStart) {
     parser.state = State.BlockSequenceFirstEntry;
     return event(EventType.SequenceStart, start, token.end_mark, props);
   }
-  if (block && token.typ === TokenType.BlockMappingStart) {
+  if (block && token.typ === TokenType_.BlockMappingStart) {
     parser.state = State.BlockMappingFirstKey;
     return event(EventType.MappingStart, start, token.end_mark, props);
   }
@@ -270,7 +272,7 @@ export function parseNode(
       tag,
       implicit,
       quoted_implicit: false,
-      style: ScalarStyleCode.Plain,
+      style: ScalarStyleCode_.Plain,
     });
   }
   return setParserErrorContext(
@@ -283,5 +285,5 @@ export function parseNode(
 }
 
 export function emptyScalar(mark: Mark): YamlEvent {
-  return event(EventType.Scalar, mark, mark, { implicit: true, style: ScalarStyleCode.Plain });
+  return event(EventType.Scalar, mark, mark, { implicit: true, style: ScalarStyleCode_.Plain });
 }

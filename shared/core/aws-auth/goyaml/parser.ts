@@ -3,7 +3,15 @@
  * events, and %YAML / %TAG directives.
  */
 
-import {
+import * as parserCollectionsModule from './parser-collections.ts';
+import * as parserEventsModule from './parser-events.ts';
+import { EventType, State, type YamlEvent } from './parser-events.ts';
+import * as readerModule from './reader.ts';
+import { ErrorType, type Mark, TokenType, type YamlParser } from './reader.ts';
+
+// Functions bound once: tsx and vitest reach imported bindings through getters, which
+// dominates a byte-at-a-time scanner (the bundled Lambda code is not affected).
+const {
   parseBlockMappingKey,
   parseBlockMappingValue,
   parseBlockSequenceEntry,
@@ -14,78 +22,71 @@ import {
   parseFlowSequenceEntryMappingKey,
   parseFlowSequenceEntryMappingValue,
   parseIndentlessSequenceEntry,
-} from './parser-collections.ts';
-import {
-  bytesEq,
-  EventType,
-  emptyScalar,
-  event,
-  parseNode,
-  peekToken,
-  popState,
-  State,
-  setParserError,
-  skipToken,
-  type YamlEvent,
-} from './parser-events.ts';
-import { copyMark, ErrorType, type Mark, TokenType, type YamlParser } from './reader.ts';
+} = parserCollectionsModule;
+const { bytesEq, emptyScalar, event, parseNode, peekToken, popState, setParserError, skipToken } =
+  parserEventsModule;
+const { copyMark } = readerModule;
+const TokenType_ = TokenType;
+const ErrorType_ = ErrorType;
+const EventType_ = EventType;
+const State_ = State;
 
 /** `yaml_parser_parse`: the next event, a stream-end-like empty event when done, or undefined on error. */
 export function parseEvent(parser: YamlParser): YamlEvent | undefined {
-  if (parser.stream_end_produced || parser.error !== ErrorType.None || parser.state === State.End) {
+  if (parser.stream_end_produced || parser.error !== ErrorType_.None || parser.state === State_.End) {
     const m = { index: 0, line: 0, column: 0, pos: 0 };
-    return event(EventType.None, m, m);
+    return event(EventType_.None, m, m);
   }
   return stateMachine(parser);
 }
 
 function stateMachine(parser: YamlParser): YamlEvent | undefined {
   switch (parser.state as State) {
-    case State.StreamStart:
+    case State_.StreamStart:
       return parseStreamStart(parser);
-    case State.ImplicitDocumentStart:
+    case State_.ImplicitDocumentStart:
       return parseDocumentStart(parser, true);
-    case State.DocumentStart:
+    case State_.DocumentStart:
       return parseDocumentStart(parser, false);
-    case State.DocumentContent:
+    case State_.DocumentContent:
       return parseDocumentContent(parser);
-    case State.DocumentEnd:
+    case State_.DocumentEnd:
       return parseDocumentEnd(parser);
-    case State.BlockNode:
+    case State_.BlockNode:
       return parseNode(parser, true, false);
-    case State.BlockNodeOrIndentlessSequence:
+    case State_.BlockNodeOrIndentlessSequence:
       return parseNode(parser, true, true);
-    case State.FlowNode:
+    case State_.FlowNode:
       return parseNode(parser, false, false);
-    case State.BlockSequenceFirstEntry:
+    case State_.BlockSequenceFirstEntry:
       return parseBlockSequenceEntry(parser, true);
-    case State.BlockSequenceEntry:
+    case State_.BlockSequenceEntry:
       return parseBlockSequenceEntry(parser, false);
-    case State.IndentlessSequenceEntry:
+    case State_.IndentlessSequenceEntry:
       return parseIndentlessSequenceEntry(parser);
-    case State.BlockMappingFirstKey:
+    case State_.BlockMappingFirstKey:
       return parseBlockMappingKey(parser, true);
-    case State.BlockMappingKey:
+    case State_.BlockMappingKey:
       return parseBlockMappingKey(parser, false);
-    case State.BlockMappingValue:
+    case State_.BlockMappingValue:
       return parseBlockMappingValue(parser);
-    case State.FlowSequenceFirstEntry:
+    case State_.FlowSequenceFirstEntry:
       return parseFlowSequenceEntry(parser, true);
-    case State.FlowSequenceEntry:
+    case State_.FlowSequenceEntry:
       return parseFlowSequenceEntry(parser, false);
-    case State.FlowSequenceEntryMappingKey:
+    case State_.FlowSequenceEntryMappingKey:
       return parseFlowSequenceEntryMappingKey(parser);
-    case State.FlowSequenceEntryMappingValue:
+    case State_.FlowSequenceEntryMappingValue:
       return parseFlowSequenceEntryMappingValue(parser);
-    case State.FlowSequenceEntryMappingEnd:
+    case State_.FlowSequenceEntryMappingEnd:
       return parseFlowSequenceEntryMappingEnd(parser);
-    case State.FlowMappingFirstKey:
+    case State_.FlowMappingFirstKey:
       return parseFlowMappingKey(parser, true);
-    case State.FlowMappingKey:
+    case State_.FlowMappingKey:
       return parseFlowMappingKey(parser, false);
-    case State.FlowMappingValue:
+    case State_.FlowMappingValue:
       return parseFlowMappingValue(parser, false);
-    case State.FlowMappingEmptyValue:
+    case State_.FlowMappingEmptyValue:
       return parseFlowMappingValue(parser, true);
     default:
       throw new Error('invalid parser state');
@@ -95,11 +96,11 @@ function stateMachine(parser: YamlParser): YamlEvent | undefined {
 function parseStreamStart(parser: YamlParser): YamlEvent | undefined {
   const token = peekToken(parser);
   if (token === undefined) return undefined;
-  if (token.typ !== TokenType.StreamStart) {
+  if (token.typ !== TokenType_.StreamStart) {
     return setParserError(parser, 'did not find expected <stream-start>', token.start_mark);
   }
-  parser.state = State.ImplicitDocumentStart;
-  const e = event(EventType.StreamStart, token.start_mark, token.end_mark);
+  parser.state = State_.ImplicitDocumentStart;
+  const e = event(EventType_.StreamStart, token.start_mark, token.end_mark);
   skipToken(parser);
   return e;
 }
@@ -108,7 +109,7 @@ function parseDocumentStart(parser: YamlParser, implicit: boolean): YamlEvent | 
   let token = peekToken(parser);
   if (token === undefined) return undefined;
   if (!implicit) {
-    while (token.typ === TokenType.DocumentEnd) {
+    while (token.typ === TokenType_.DocumentEnd) {
       skipToken(parser);
       token = peekToken(parser);
       if (token === undefined) return undefined;
@@ -116,32 +117,32 @@ function parseDocumentStart(parser: YamlParser, implicit: boolean): YamlEvent | 
   }
   if (
     implicit &&
-    token.typ !== TokenType.VersionDirective &&
-    token.typ !== TokenType.TagDirective &&
-    token.typ !== TokenType.DocumentStart &&
-    token.typ !== TokenType.StreamEnd
+    token.typ !== TokenType_.VersionDirective &&
+    token.typ !== TokenType_.TagDirective &&
+    token.typ !== TokenType_.DocumentStart &&
+    token.typ !== TokenType_.StreamEnd
   ) {
     if (!processDirectives(parser)) return undefined;
-    parser.states.push(State.DocumentEnd);
-    parser.state = State.BlockNode;
-    return event(EventType.DocumentStart, token.start_mark, token.end_mark);
+    parser.states.push(State_.DocumentEnd);
+    parser.state = State_.BlockNode;
+    return event(EventType_.DocumentStart, token.start_mark, token.end_mark);
   }
-  if (token.typ !== TokenType.StreamEnd) {
+  if (token.typ !== TokenType_.StreamEnd) {
     const start = copyMark(token.start_mark);
     if (!processDirectives(parser)) return undefined;
     token = peekToken(parser);
     if (token === undefined) return undefined;
-    if (token.typ !== TokenType.DocumentStart) {
+    if (token.typ !== TokenType_.DocumentStart) {
       return setParserError(parser, 'did not find expected <document start>', token.start_mark);
     }
-    parser.states.push(State.DocumentEnd);
-    parser.state = State.DocumentContent;
-    const e = event(EventType.DocumentStart, start, token.end_mark);
+    parser.states.push(State_.DocumentEnd);
+    parser.state = State_.DocumentContent;
+    const e = event(EventType_.DocumentStart, start, token.end_mark);
     skipToken(parser);
     return e;
   }
-  parser.state = State.End;
-  const e = event(EventType.StreamEnd, token.start_mark, token.end_mark);
+  parser.state = State_.End;
+  const e = event(EventType_.StreamEnd, token.start_mark, token.end_mark);
   skipToken(parser);
   return e;
 }
@@ -150,11 +151,11 @@ function parseDocumentContent(parser: YamlParser): YamlEvent | undefined {
   const token = peekToken(parser);
   if (token === undefined) return undefined;
   if (
-    token.typ === TokenType.VersionDirective ||
-    token.typ === TokenType.TagDirective ||
-    token.typ === TokenType.DocumentStart ||
-    token.typ === TokenType.DocumentEnd ||
-    token.typ === TokenType.StreamEnd
+    token.typ === TokenType_.VersionDirective ||
+    token.typ === TokenType_.TagDirective ||
+    token.typ === TokenType_.DocumentStart ||
+    token.typ === TokenType_.DocumentEnd ||
+    token.typ === TokenType_.StreamEnd
   ) {
     popState(parser);
     return emptyScalar(token.start_mark);
@@ -168,14 +169,14 @@ function parseDocumentEnd(parser: YamlParser): YamlEvent | undefined {
   const start = copyMark(token.start_mark);
   let end = copyMark(token.start_mark);
   let implicit = true;
-  if (token.typ === TokenType.DocumentEnd) {
+  if (token.typ === TokenType_.DocumentEnd) {
     end = copyMark(token.end_mark);
     skipToken(parser);
     implicit = false;
   }
   parser.tag_directives = [];
-  parser.state = State.DocumentStart;
-  return event(EventType.DocumentEnd, start, end, { implicit });
+  parser.state = State_.DocumentStart;
+  return event(EventType_.DocumentEnd, start, end, { implicit });
 }
 
 const DEFAULT_TAG_DIRECTIVES = [
@@ -187,8 +188,8 @@ function processDirectives(parser: YamlParser): boolean {
   let versionSeen = false;
   let token = peekToken(parser);
   if (token === undefined) return false;
-  while (token.typ === TokenType.VersionDirective || token.typ === TokenType.TagDirective) {
-    if (token.typ === TokenType.VersionDirective) {
+  while (token.typ === TokenType_.VersionDirective || token.typ === TokenType_.TagDirective) {
+    if (token.typ === TokenType_.VersionDirective) {
       if (versionSeen) {
         setParserError(parser, 'found duplicate %YAML directive', token.start_mark);
         return false;

@@ -2,17 +2,14 @@
  * Port of gopkg.in/yaml.v2 2.4.0 `scannerc.go`'s input primitives: `cache`, `skip`,
  * `skip_line`, `read`, `read_line` and the scanner error setter.
  */
-import {
-  at,
-  copyMark,
-  ErrorType,
-  isBreak,
-  isCrlf,
-  type Mark,
-  updateBuffer,
-  width,
-  type YamlParser,
-} from './reader.ts';
+
+import * as readerModule from './reader.ts';
+import { ErrorType, type Mark, type YamlParser } from './reader.ts';
+
+// Functions bound once: tsx and vitest reach imported bindings through getters, which
+// dominates a byte-at-a-time scanner (the bundled Lambda code is not affected).
+const { at, copyMark, isBreak, isCrlf, updateBuffer, width } = readerModule;
+const ErrorType_ = ErrorType;
 
 export function cache(parser: YamlParser, length: number): boolean {
   return parser.unread >= length || updateBuffer(parser, length);
@@ -93,7 +90,7 @@ export function setScannerError(
   contextMark: Mark,
   problem: string,
 ): false {
-  parser.error = ErrorType.Scanner;
+  parser.error = ErrorType_.Scanner;
   parser.context = context;
   parser.context_mark = copyMark(contextMark);
   parser.problem = problem;

@@ -2,24 +2,19 @@
  * Port of gopkg.in/yaml.v2 2.4.0 `scannerc.go`, part 3: block (`|`, `>`), quoted and plain
  * scalars, with libyaml's line folding and escapes.
  */
-import {
-  asHex,
-  copyMark,
-  isBlank,
-  isBlankz,
-  isBreak,
-  isBreakz,
-  isDigit,
-  isHex,
-  type Mark,
-  newToken,
-  ScalarStyleCode,
-  type Token,
-  TokenType,
-  type YamlParser,
-} from './reader.ts';
-import { cache, read, readLine, setScannerError, skip, skipLine } from './scanner-input.ts';
-import { cur, skipBlanks, skipComment } from './scanner-scan.ts';
+
+import * as readerModule from './reader.ts';
+import { type Mark, ScalarStyleCode, type Token, TokenType, type YamlParser } from './reader.ts';
+import * as scannerInputModule from './scanner-input.ts';
+import * as scannerScanModule from './scanner-scan.ts';
+
+// Functions bound once: tsx and vitest reach imported bindings through getters, which
+// dominates a byte-at-a-time scanner (the bundled Lambda code is not affected).
+const { asHex, copyMark, isBlank, isBlankz, isBreak, isBreakz, isDigit, isHex, newToken } = readerModule;
+const { cache, read, readLine, setScannerError, skip, skipLine } = scannerInputModule;
+const { cur, skipBlanks, skipComment } = scannerScanModule;
+const TokenType_ = TokenType;
+const ScalarStyleCode_ = ScalarStyleCode;
 
 export function scanBlockScalar(parser: YamlParser, literal: boolean): Token | undefined {
   const start = copyMark(parser.mark);
@@ -111,9 +106,9 @@ export function scanBlockScalar(parser: YamlParser, literal: boolean): Token | u
   }
   if (chomping !== -1) s.push(...leadingBreak);
   if (chomping === 1) s.push(...trailingBreaks);
-  const token = newToken(TokenType.Scalar, start, st.end);
+  const token = newToken(TokenType_.Scalar, start, st.end);
   token.value = s;
-  token.style = literal ? ScalarStyleCode.Literal : ScalarStyleCode.Folded;
+  token.style = literal ? ScalarStyleCode_.Literal : ScalarStyleCode_.Folded;
   return token;
 }
 
@@ -319,9 +314,9 @@ export function scanFlowScalar(parser: YamlParser, single: boolean): Token | und
     }
   }
   skip(parser);
-  const token = newToken(TokenType.Scalar, start, copyMark(parser.mark));
+  const token = newToken(TokenType_.Scalar, start, copyMark(parser.mark));
   token.value = s;
-  token.style = single ? ScalarStyleCode.SingleQuoted : ScalarStyleCode.DoubleQuoted;
+  token.style = single ? ScalarStyleCode_.SingleQuoted : ScalarStyleCode_.DoubleQuoted;
   return token;
 }
 
@@ -390,9 +385,9 @@ export function scanPlainScalar(parser: YamlParser): Token | undefined {
     }
     if (parser.flow_level === 0 && parser.mark.column < indent) break;
   }
-  const token = newToken(TokenType.Scalar, start, end);
+  const token = newToken(TokenType_.Scalar, start, end);
   token.value = s;
-  token.style = ScalarStyleCode.Plain;
+  token.style = ScalarStyleCode_.Plain;
   if (leadingBlanks) parser.simple_key_allowed = true;
   return token;
 }

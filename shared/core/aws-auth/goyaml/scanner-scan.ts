@@ -3,7 +3,14 @@
  * (directives, anchors and aliases, tags, block, quoted and plain scalars). Each returns the
  * token, or undefined once the parser's error is set.
  */
-import {
+
+import * as readerModule from './reader.ts';
+import { type Mark, type Token, TokenType, type YamlParser } from './reader.ts';
+import * as scannerInputModule from './scanner-input.ts';
+
+// Functions bound once: tsx and vitest reach imported bindings through getters, which
+// dominates a byte-at-a-time scanner (the bundled Lambda code is not affected).
+const {
   asHex,
   at,
   copyMark,
@@ -14,14 +21,11 @@ import {
   isBreakz,
   isDigit,
   isHex,
-  type Mark,
   newToken,
-  type Token,
-  TokenType,
   width,
-  type YamlParser,
-} from './reader.ts';
-import { cache, read, setScannerError, skip, skipLine } from './scanner-input.ts';
+} = readerModule;
+const { cache, read, setScannerError, skip, skipLine } = scannerInputModule;
+const TokenType_ = TokenType;
 
 function bytesEqual(a: number[], s: string): boolean {
   if (a.length !== s.length) return false;
@@ -60,13 +64,13 @@ export function scanDirective(parser: YamlParser): Token | undefined {
   if (bytesEqual(name, 'YAML')) {
     const v = scanVersionDirectiveValue(parser, start);
     if (v === undefined) return undefined;
-    token = newToken(TokenType.VersionDirective, start, copyMark(parser.mark));
+    token = newToken(TokenType_.VersionDirective, start, copyMark(parser.mark));
     token.major = v[0];
     token.minor = v[1];
   } else if (bytesEqual(name, 'TAG')) {
     const v = scanTagDirectiveValue(parser, start);
     if (v === undefined) return undefined;
-    token = newToken(TokenType.TagDirective, start, copyMark(parser.mark));
+    token = newToken(TokenType_.TagDirective, start, copyMark(parser.mark));
     token.value = v[0];
     token.prefix = v[1];
   } else {
@@ -216,7 +220,7 @@ export function scanAnchor(parser: YamlParser, typ: TokenType): Token | undefine
       c === 0x60 // `
     )
   ) {
-    const context = typ === TokenType.Anchor ? 'while scanning an anchor' : 'while scanning an alias';
+    const context = typ === TokenType_.Anchor ? 'while scanning an anchor' : 'while scanning an alias';
     setScannerError(parser, context, start, 'did not find expected alphabetic or numeric character');
     return undefined;
   }
@@ -272,7 +276,7 @@ export function scanTag(parser: YamlParser): Token | undefined {
     setScannerError(parser, 'while scanning a tag', start, 'did not find expected whitespace or line break');
     return undefined;
   }
-  const token = newToken(TokenType.Tag, start, copyMark(parser.mark));
+  const token = newToken(TokenType_.Tag, start, copyMark(parser.mark));
   token.value = handle;
   token.suffix = suffix;
   return token;

@@ -3,22 +3,20 @@
  * indentation and the `fetch_*` dispatch. The `scan_*` routines for directives, anchors, tags
  * and scalars are in `scanner-scan.ts`.
  */
-import {
-  copyMark,
-  isBlank,
-  isBlankz,
-  isBom,
-  isBreak,
-  isBreakz,
-  type Mark,
-  newToken,
-  type Token,
-  TokenType,
-  type YamlParser,
-} from './reader.ts';
-import { cache, setScannerError, skip, skipLine } from './scanner-input.ts';
-import { scanBlockScalar, scanFlowScalar, scanPlainScalar } from './scanner-scalars.ts';
-import { scanAnchor, scanDirective, scanTag } from './scanner-scan.ts';
+
+import * as readerModule from './reader.ts';
+import { type Mark, type Token, TokenType, type YamlParser } from './reader.ts';
+import * as scannerInputModule from './scanner-input.ts';
+import * as scannerScalarsModule from './scanner-scalars.ts';
+import * as scannerScanModule from './scanner-scan.ts';
+
+// Functions bound once: tsx and vitest reach imported bindings through getters, which
+// dominates a byte-at-a-time scanner (the bundled Lambda code is not affected).
+const { copyMark, isBlank, isBlankz, isBom, isBreak, isBreakz, newToken } = readerModule;
+const { cache, setScannerError, skip, skipLine } = scannerInputModule;
+const { scanBlockScalar, scanFlowScalar, scanPlainScalar } = scannerScalarsModule;
+const { scanAnchor, scanDirective, scanTag } = scannerScanModule;
+const TokenType_ = TokenType;
 
 export const MAX_FLOW_LEVEL = 10000;
 export const MAX_INDENTS = 10000;
@@ -63,28 +61,28 @@ function fetchNextToken(parser: YamlParser): boolean {
   const col0 = parser.mark.column === 0;
   if (col0 && c === 0x25) return fetchDirective(parser);
   if (col0 && c === 0x2d && buf[pos + 1] === 0x2d && buf[pos + 2] === 0x2d && isBlankz(buf, pos + 3)) {
-    return fetchDocumentIndicator(parser, TokenType.DocumentStart);
+    return fetchDocumentIndicator(parser, TokenType_.DocumentStart);
   }
   if (col0 && c === 0x2e && buf[pos + 1] === 0x2e && buf[pos + 2] === 0x2e && isBlankz(buf, pos + 3)) {
-    return fetchDocumentIndicator(parser, TokenType.DocumentEnd);
+    return fetchDocumentIndicator(parser, TokenType_.DocumentEnd);
   }
   switch (c) {
     case 0x5b: // [
-      return fetchFlowCollectionStart(parser, TokenType.FlowSequenceStart);
+      return fetchFlowCollectionStart(parser, TokenType_.FlowSequenceStart);
     case 0x7b: // {
-      return fetchFlowCollectionStart(parser, TokenType.FlowMappingStart);
+      return fetchFlowCollectionStart(parser, TokenType_.FlowMappingStart);
     case 0x5d: // ]
-      return fetchFlowCollectionEnd(parser, TokenType.FlowSequenceEnd);
+      return fetchFlowCollectionEnd(parser, TokenType_.FlowSequenceEnd);
     case 0x7d: // }
-      return fetchFlowCollectionEnd(parser, TokenType.FlowMappingEnd);
+      return fetchFlowCollectionEnd(parser, TokenType_.FlowMappingEnd);
     case 0x2c: // ,
       return fetchFlowEntry(parser);
   }
   if (c === 0x2d && isBlankz(buf, pos + 1)) return fetchBlockEntry(parser);
   if (c === 0x3f && (parser.flow_level > 0 || isBlankz(buf, pos + 1))) return fetchKey(parser);
   if (c === 0x3a && (parser.flow_level > 0 || isBlankz(buf, pos + 1))) return fetchValue(parser);
-  if (c === 0x2a) return fetchAnchor(parser, TokenType.Alias);
-  if (c === 0x26) return fetchAnchor(parser, TokenType.Anchor);
+  if (c === 0x2a) return fetchAnchor(parser, TokenType_.Alias);
+  if (c === 0x26) return fetchAnchor(parser, TokenType_.Anchor);
   if (c === 0x21) return fetchTag(parser);
   if (c === 0x7c && parser.flow_level === 0) return fetchBlockScalar(parser, true);
   if (c === 0x3e && parser.flow_level === 0) return fetchBlockScalar(parser, false);
@@ -204,7 +202,7 @@ function rollIndent(parser: YamlParser, column: number, number: number, typ: Tok
 function unrollIndent(parser: YamlParser, column: number): boolean {
   if (parser.flow_level > 0) return true;
   while (parser.indent > column) {
-    insertToken(parser, -1, newToken(TokenType.BlockEnd, copyMark(parser.mark), copyMark(parser.mark)));
+    insertToken(parser, -1, newToken(TokenType_.BlockEnd, copyMark(parser.mark), copyMark(parser.mark)));
     parser.indent = parser.indents.pop() ?? -1;
   }
   return true;
@@ -221,7 +219,7 @@ function fetchStreamStart(parser: YamlParser): boolean {
   parser.simple_keys_by_tok = new Map();
   parser.simple_key_allowed = true;
   parser.stream_start_produced = true;
-  insertToken(parser, -1, newToken(TokenType.StreamStart, copyMark(parser.mark), copyMark(parser.mark)));
+  insertToken(parser, -1, newToken(TokenType_.StreamStart, copyMark(parser.mark), copyMark(parser.mark)));
   return true;
 }
 
@@ -233,7 +231,7 @@ function fetchStreamEnd(parser: YamlParser): boolean {
   if (!unrollIndent(parser, -1)) return false;
   if (!removeSimpleKey(parser)) return false;
   parser.simple_key_allowed = false;
-  insertToken(parser, -1, newToken(TokenType.StreamEnd, copyMark(parser.mark), copyMark(parser.mark)));
+  insertToken(parser, -1, newToken(TokenType_.StreamEnd, copyMark(parser.mark), copyMark(parser.mark)));
   return true;
 }
 
@@ -280,7 +278,7 @@ function fetchFlowCollectionEnd(parser: YamlParser, typ: TokenType): boolean {
 function fetchFlowEntry(parser: YamlParser): boolean {
   if (!removeSimpleKey(parser)) return false;
   parser.simple_key_allowed = true;
-  simpleToken(parser, TokenType.FlowEntry, 1);
+  simpleToken(parser, TokenType_.FlowEntry, 1);
   return true;
 }
 
@@ -294,11 +292,11 @@ function fetchBlockEntry(parser: YamlParser): boolean {
         'block sequence entries are not allowed in this context',
       );
     }
-    if (!rollIndent(parser, parser.mark.column, -1, TokenType.BlockSequenceStart, parser.mark)) return false;
+    if (!rollIndent(parser, parser.mark.column, -1, TokenType_.BlockSequenceStart, parser.mark)) return false;
   }
   if (!removeSimpleKey(parser)) return false;
   parser.simple_key_allowed = true;
-  simpleToken(parser, TokenType.BlockEntry, 1);
+  simpleToken(parser, TokenType_.BlockEntry, 1);
   return true;
 }
 
@@ -307,11 +305,11 @@ function fetchKey(parser: YamlParser): boolean {
     if (!parser.simple_key_allowed) {
       return setScannerError(parser, '', parser.mark, 'mapping keys are not allowed in this context');
     }
-    if (!rollIndent(parser, parser.mark.column, -1, TokenType.BlockMappingStart, parser.mark)) return false;
+    if (!rollIndent(parser, parser.mark.column, -1, TokenType_.BlockMappingStart, parser.mark)) return false;
   }
   if (!removeSimpleKey(parser)) return false;
   parser.simple_key_allowed = parser.flow_level === 0;
-  simpleToken(parser, TokenType.Key, 1);
+  simpleToken(parser, TokenType_.Key, 1);
   return true;
 }
 
@@ -324,9 +322,9 @@ function fetchValue(parser: YamlParser): boolean {
     insertToken(
       parser,
       key.token_number - parser.tokens_parsed,
-      newToken(TokenType.Key, copyMark(key.mark), copyMark(key.mark)),
+      newToken(TokenType_.Key, copyMark(key.mark), copyMark(key.mark)),
     );
-    if (!rollIndent(parser, key.mark.column, key.token_number, TokenType.BlockMappingStart, key.mark)) {
+    if (!rollIndent(parser, key.mark.column, key.token_number, TokenType_.BlockMappingStart, key.mark)) {
       return false;
     }
     key.possible = false;
@@ -337,11 +335,12 @@ function fetchValue(parser: YamlParser): boolean {
       if (!parser.simple_key_allowed) {
         return setScannerError(parser, '', parser.mark, 'mapping values are not allowed in this context');
       }
-      if (!rollIndent(parser, parser.mark.column, -1, TokenType.BlockMappingStart, parser.mark)) return false;
+      if (!rollIndent(parser, parser.mark.column, -1, TokenType_.BlockMappingStart, parser.mark))
+        return false;
     }
     parser.simple_key_allowed = parser.flow_level === 0;
   }
-  simpleToken(parser, TokenType.Value, 1);
+  simpleToken(parser, TokenType_.Value, 1);
   return true;
 }
 
