@@ -75,8 +75,11 @@ export function fromGo(go: GoResult): Comparable {
   return { status, roles: go.roles.map(role), users: go.users.map(user), accounts: go.accounts, why };
 }
 
-export function fromProject(data: Record<string, string>): Comparable {
-  const parsed = parseAwsAuth(data);
+/** The parser under test: parseAwsAuth unless a caller (e.g. a front end not yet wired in) passes another. */
+export type AwsAuthParser = (data: Record<string, string>) => ReturnType<typeof parseAwsAuth>;
+
+export function fromProject(data: Record<string, string>, parse: AwsAuthParser = parseAwsAuth): Comparable {
+  const parsed = parse(data);
   const why: Comparable['why'] = {};
   for (const key of AWS_AUTH_KEYS) {
     if (parsed.keyStatus[key] !== 'failed') continue;
@@ -136,11 +139,15 @@ export function classify(go: Comparable, ours: Comparable): string[] {
 }
 
 /** Compares one document; a parser that throws is a disagreement of its own. */
-export function compareDocument(data: Record<string, string>, go: GoResult): string[] {
+export function compareDocument(
+  data: Record<string, string>,
+  go: GoResult,
+  parse: AwsAuthParser = parseAwsAuth,
+): string[] {
   if (go.crash) return [`go reference crashed: ${errorKind(go.crash)}`];
   let ours: Comparable;
   try {
-    ours = fromProject(data);
+    ours = fromProject(data, parse);
   } catch (e) {
     return [`parseAwsAuth threw: ${errorKind(String(e))}`];
   }

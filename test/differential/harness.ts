@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { awsAuthData } from '../support/aws-auth-gen.ts';
-import { compareDocument, family, features } from './compare.ts';
+import { type AwsAuthParser, compareDocument, family, features } from './compare.ts';
 import type { GoReference, GoResult } from './reference.ts';
 
 export interface DisagreementClass {
@@ -36,7 +36,14 @@ const chunkSeed = (seed: number, chunk: number) => (seed + chunk) | 0;
 
 export async function runDifferential(
   ref: GoReference,
-  options: { seed: number; runs: number; shrink?: number; onChunk?: (done: number) => void },
+  options: {
+    seed: number;
+    runs: number;
+    shrink?: number;
+    onChunk?: (done: number) => void;
+    /** The parser under test (default parseAwsAuth). */
+    parse?: AwsAuthParser;
+  },
 ): Promise<DifferentialReport> {
   const arb = awsAuthData();
   const byClass = new Map<string, DisagreementClass>();
@@ -54,7 +61,7 @@ export async function runDifferential(
     const answers: GoResult[] = await ref.decode(docs.map((data, i) => ({ id: i, data })));
     ms.go += performance.now() - t;
     t = performance.now();
-    const classes = docs.map((data, i) => compareDocument(data, answers[i] as GoResult));
+    const classes = docs.map((data, i) => compareDocument(data, answers[i] as GoResult, options.parse));
     ms.ours += performance.now() - t;
     docs.forEach((data, i) => {
       const go = answers[i] as GoResult;
@@ -73,7 +80,7 @@ export async function runDifferential(
   }
   const classes = [...byClass.values()].sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
   for (const c of classes.slice(0, options.shrink ?? 0)) {
-    const small = await minimise(ref, arb, c);
+    const small = await minimise(ref, arb, c, options.parse);
     if (small) c.minimised = small;
   }
   return { seed: options.seed, runs: options.runs, disagreements, classes, goStatus, crashes, ms };
@@ -84,10 +91,11 @@ async function minimise(
   ref: GoReference,
   arb: fc.Arbitrary<Record<string, string>>,
   c: DisagreementClass,
+  parse?: AwsAuthParser,
 ): Promise<Record<string, string> | undefined> {
   const stillThere = async (data: Record<string, string>) => {
     const [go] = await ref.decode([{ id: 0, data }]);
-    return !compareDocument(data, go as GoResult).includes(c.name);
+    return !compareDocument(data, go as GoResult, parse).includes(c.name);
   };
   const out = await fc.check(fc.asyncProperty(arb, stillThere), {
     seed: c.seed,
