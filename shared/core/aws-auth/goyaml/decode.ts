@@ -389,7 +389,13 @@ export function unmarshalGoYaml(text: string | Uint8Array): GoYamlResult {
 }
 
 export type StringListResult =
-  | { readonly ok: true; readonly values: readonly string[]; readonly error?: string }
+  | {
+      readonly ok: true;
+      readonly values: readonly string[];
+      readonly error?: string;
+      /** False when the document's root is neither a sequence nor null (nothing can be decoded). */
+      readonly rootIsList: boolean;
+    }
   | {
       readonly ok: false;
       readonly error: string;
@@ -406,12 +412,14 @@ export function unmarshalGoYamlStrings(text: string | Uint8Array): StringListRes
   const d = new Decoder();
   try {
     const root = new NodeParser(typeof text === 'string' ? encodeInput(text) : text).parse();
-    if (root === undefined) return { ok: true, values: [] };
-    const values = d.strings(root) ?? [];
+    if (root === undefined) return { ok: true, values: [], rootIsList: true };
+    const list = d.strings(root);
+    const values = list ?? [];
+    const rootIsList = list !== undefined;
     if (d.terrors.length > 0) {
-      return { ok: true, values, error: `yaml: unmarshal errors:\n  ${d.terrors.join('\n  ')}` };
+      return { ok: true, values, rootIsList, error: `yaml: unmarshal errors:\n  ${d.terrors.join('\n  ')}` };
     }
-    return { ok: true, values };
+    return { ok: true, values, rootIsList };
   } catch (e) {
     return { ...failure(e), values: d.partial ?? [] };
   }

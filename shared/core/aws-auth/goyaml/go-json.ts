@@ -285,7 +285,7 @@ export function decodeAwsAuthKey(key: AwsAuthDataKey, text: string): AwsAuthKeyD
     // ParseMap keeps whatever the list holds even when Unmarshal failed.
     if (!r.ok) return { ok: false, skipped: false, errors: [r.error], ...EMPTY, accounts: r.values };
     return {
-      ok: true,
+      ok: r.rootIsList,
       skipped: false,
       errors: r.error === undefined ? [] : [r.error],
       ...EMPTY,
@@ -326,5 +326,7 @@ export function decodeAwsAuthKey(key: AwsAuthDataKey, text: string): AwsAuthKeyD
       users.push({ userarn: e.arn, username: e.username, groups, userid: e.userid });
     }
   }
-  return { ok: true, skipped: false, errors, roles, users, accounts: [] };
+  // A top-level object, string, number or bool decodes nothing: the key counts as failed.
+  const ok = j.value.t === 'array' || j.value.t === 'null';
+  return { ok, skipped: false, errors, roles, users, accounts: [] };
 }
