@@ -4,7 +4,7 @@
  * Compared (issue 9): per key ok/failed (and missing/empty), and the effective role, user and
  * account mappings in order.
  */
-import { parseAwsAuth } from '../../shared/core/aws-auth.ts';
+import { parseAwsAuth } from '../../shared/core/aws-auth/index.ts';
 import { AWS_AUTH_KEYS, type AwsAuthKey, type GoResult } from './reference.ts';
 
 type Status = 'missing' | 'empty' | 'ok' | 'failed';

@@ -7,7 +7,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configMapDataFromManifest } from '../../shared/core/aws-auth.ts';
+import { configMapDataFromManifest } from '../../shared/core/aws-auth/index.ts';
 import { compareDocument } from './compare.ts';
 import { AUTHENTICATOR, GO_YAML_FIXTURES, recordable } from './fixtures.ts';
 import { type GoReference, type GoResult, startReference } from './reference.ts';
