@@ -347,6 +347,9 @@ func parseMap(m map[string]string) Result {
 		awsAccounts := make([]string, 0)
 		kr := KeyResult{Status: "ok", Invalid: []Invalid{}}
 		err := yaml.Unmarshal([]byte(accountsData), &awsAccounts)
+		// The root's kind, for the status. Decoding into interface{} can fail where []string does
+		// not (an item `{{x}}` is a map with a map key: a type error for []string, "invalid map
+		// key" for interface{}); then the root is known from the []string decode itself.
 		var generic interface{}
 		if yaml.Unmarshal([]byte(accountsData), &generic) == nil {
 			switch generic.(type) {
@@ -364,10 +367,15 @@ func parseMap(m map[string]string) Result {
 				kr.Top = "number"
 			}
 		}
+		var te *yaml.TypeError
+		isTypeError := err != nil && errors.As(err, &te)
+		rootMismatch := isTypeError && strings.Contains(err.Error(), "into []string")
+		if kr.Top == "" && (err == nil || (isTypeError && !rootMismatch)) {
+			kr.Top = "array"
+		}
 		if err != nil {
 			kr.Error = err.Error()
-			var te *yaml.TypeError
-			if !errors.As(err, &te) || (kr.Top != "array" && kr.Top != "null") {
+			if !isTypeError || rootMismatch || (kr.Top != "array" && kr.Top != "null") {
 				kr.Status = "failed"
 			}
 		}
