@@ -5,7 +5,7 @@
  */
 
 import { goBytesToString, goSharpV } from './go-format.ts';
-import type { GoMapEntry, GoMark, GoValue, GoYamlResult } from './index.ts';
+import type { GoMapEntry, GoValue, GoYamlResult } from './index.ts';
 import { Kind, type Node, NodeParser } from './nodes.ts';
 import {
   BINARY_TAG,
@@ -89,8 +89,13 @@ function isMerge(n: Node): boolean {
   return n.kind === Kind_.Scalar && n.value === '<<' && (n.implicit || n.tag === MERGE_TAG);
 }
 
-function failWantMap(): never {
-  throw new GoYamlFailure('map merge requires map or sequence of maps as the value');
+/** A go-yaml `failf` at a node (the position is for locating the issue; Go's text has none). */
+function failAt(message: string, n: Node): never {
+  throw new GoYamlFailure(message, { cause: { pos: n.mark.pos } });
+}
+
+function failWantMap(n: Node): never {
+  failAt('map merge requires map or sequence of maps as the value', n);
 }
 
 /** The `decoder` of decode.go, for the two targets the authenticator uses. */
@@ -102,6 +107,8 @@ class Decoder {
   readonly terrors: string[] = [];
   /** The `[]string` being filled: Go's `MakeSlice(l)` stays visible when a panic stops decoding. */
   partial: string[] | undefined;
+  /** Per-item detail of the `[]string` decode, for locating issues. */
+  readonly detail: StringListDetail = { root: 'null', rootPos: 0, rootText: '', items: [], rejected: [] };
 
   private count(): void {
     this.decodeCount++;
@@ -116,7 +123,7 @@ class Decoder {
   }
 
   private withAlias<T>(n: Node, fn: (target: Node) => T): T {
-    if (this.active.has(n)) throw new GoYamlFailure(`anchor '${n.value}' value contains itself`);
+    if (this.active.has(n)) failAt(`anchor '${n.value}' value contains itself`, n);
     this.active.add(n);
     this.aliasDepth++;
     const r = fn(n.alias as Node);
@@ -128,10 +135,16 @@ class Decoder {
   /** `d.scalar` up to the resolved value: [tag, resolved]. */
   private resolveScalar(n: Node): { tag: string; value: Resolved } {
     if (n.tag === '' && !n.implicit) return { tag: STR_TAG, value: { t: 'str', v: n.value } };
-    const r = resolve(n.tag, n.value);
+    let r: { tag: string; value: Resolved };
+    try {
+      r = resolve(n.tag, n.value);
+    } catch (e) {
+      if (e instanceof GoYamlFailure) failAt(e.message, n);
+      throw e;
+    }
     if (r.tag === BINARY_TAG) {
       const data = decodeBase64(r.value.t === 'str' ? r.value.v : '');
-      if (data === undefined) throw new GoYamlFailure('!!binary value contains invalid base64 data');
+      if (data === undefined) failAt('!!binary value contains invalid base64 data', n);
       return { tag: r.tag, value: { t: 'str', v: goBytesToString(data) } };
     }
     return r;
@@ -183,7 +196,7 @@ class Decoder {
 
   /** Pushes the alias bookkeeping `d.alias` does around decoding the anchored node. */
   private enterAlias(n: Node, steps: Array<() => boolean>): Node {
-    if (this.active.has(n)) throw new GoYamlFailure(`anchor '${n.value}' value contains itself`);
+    if (this.active.has(n)) failAt(`anchor '${n.value}' value contains itself`, n);
     this.active.add(n);
     this.aliasDepth++;
     steps.push(() => {
@@ -241,7 +254,8 @@ class Decoder {
     steps.push(() => {
       if (phase === 1) {
         const k = key as GoValue;
-        if (k.kind === 'map' || k.kind === 'seq') throw new GoYamlFailure(`invalid map key: ${goSharpV(k)}`);
+        // Located at the mapping: `username: {{SessionName}}` points at its first `{`.
+        if (k.kind === 'map' || k.kind === 'seq') failAt(`invalid map key: ${goSharpV(k)}`, n);
         phase = 2;
         this.enterValue(c[i + 1] as Node, steps, (v) => m.set(k, v));
         return false;
@@ -281,7 +295,7 @@ class Decoder {
         this.enterInto(n, m, steps);
         return;
       case Kind_.Alias:
-        if (n.alias !== undefined && n.alias.kind !== Kind_.Mapping) failWantMap();
+        if (n.alias !== undefined && n.alias.kind !== Kind_.Mapping) failWantMap(n);
         this.enterInto(n, m, steps);
         return;
       case Kind_.Sequence: {
@@ -290,9 +304,9 @@ class Decoder {
           const ni = n.children[i--];
           if (ni === undefined) return true;
           if (ni.kind === Kind_.Alias) {
-            if (ni.alias !== undefined && ni.alias.kind !== Kind_.Mapping) failWantMap();
+            if (ni.alias !== undefined && ni.alias.kind !== Kind_.Mapping) failWantMap(ni);
           } else if (ni.kind !== Kind_.Mapping) {
-            failWantMap();
+            failWantMap(ni);
           }
           this.enterInto(ni, m, steps);
           return false;
@@ -300,7 +314,7 @@ class Decoder {
         return;
       }
       default:
-        failWantMap();
+        failWantMap(n);
     }
   }
 
@@ -343,22 +357,39 @@ class Decoder {
       case Kind_.Alias:
         return this.withAlias(n, (t) => this.strings(t));
       case Kind_.Scalar: {
+        Object.assign(this.detail, { root: 'scalar', rootPos: n.mark.pos, rootText: n.value });
         const { tag, value } = this.resolveScalar(n);
-        if (value.t === 'null') return [];
+        if (value.t === 'null') {
+          this.detail.root = 'null';
+          return [];
+        }
         this.terror(n, tag, '[]string');
         return undefined;
       }
       case Kind_.Mapping:
+        Object.assign(this.detail, { root: 'mapping', rootPos: n.mark.pos });
         this.terror(n, MAP_TAG, '[]string');
         return undefined;
       default: {
+        Object.assign(this.detail, { root: 'list', rootPos: n.mark.pos });
         const out = new Array<string>(n.children.length).fill('');
         this.partial = out;
         let j = 0;
-        for (const c of n.children) {
+        n.children.forEach((c, index) => {
           const s = this.str(c);
-          if (s !== undefined) out[j++] = s;
-        }
+          if (s !== undefined) {
+            out[j++] = s;
+            this.detail.items.push({ index, value: s, pos: c.mark.pos });
+            return;
+          }
+          let t = c;
+          while (t.kind === Kind_.Alias && t.alias !== undefined) t = t.alias;
+          this.detail.rejected.push({
+            index,
+            pos: c.mark.pos,
+            kind: t.kind === Kind_.Mapping ? 'mapping' : 'list',
+          });
+        });
         return out.slice(0, j);
       }
     }
@@ -369,23 +400,41 @@ function encodeInput(text: string): Uint8Array {
   return new TextEncoder().encode(text);
 }
 
-function failure(e: unknown): { ok: false; error: string; mark?: GoMark } {
+/** Go's error text, and where it happened as a UTF-16 offset (reader errors give a byte offset). */
+function failure(e: unknown, input: Uint8Array): { ok: false; error: string; pos?: number } {
   if (!(e instanceof GoYamlFailure)) throw e;
-  const cause = e.cause as { line: number; pos: number } | undefined;
+  const cause = e.cause as { pos?: number; byteOffset?: number } | undefined;
   const base = { ok: false as const, error: `yaml: ${e.message}` };
-  return cause === undefined ? base : { ...base, mark: { pos: cause.pos, line: cause.line, column: 0 } };
+  if (cause?.pos !== undefined) return { ...base, pos: cause.pos };
+  if (cause?.byteOffset !== undefined) {
+    return { ...base, pos: new TextDecoder().decode(input.subarray(0, cause.byteOffset)).length };
+  }
+  return base;
 }
 
 /** `yaml.Unmarshal([]byte(text), &v)` with `var v interface{}`. */
 export function unmarshalGoYaml(text: string | Uint8Array): GoYamlResult {
+  const input = typeof text === 'string' ? encodeInput(text) : text;
   try {
-    const root = new NodeParser(typeof text === 'string' ? encodeInput(text) : text).parse();
+    const root = new NodeParser(input).parse();
     if (root === undefined) return { ok: true, value: null };
     const v = new Decoder().iface(root);
     return { ok: true, value: v.kind === 'null' ? null : v };
   } catch (e) {
-    return failure(e);
+    return failure(e, input);
   }
+}
+
+/** Where the items of a `[]string` decode came from (not part of go-yaml; for locating issues). */
+export interface StringListDetail {
+  root: 'null' | 'list' | 'mapping' | 'scalar';
+  rootPos: number;
+  /** A scalar root's text. */
+  rootText: string;
+  /** Items decoded, with their index in the YAML sequence. */
+  items: Array<{ index: number; value: string; pos: number }>;
+  /** Items skipped with a type error (a mapping or a list where a string is expected). */
+  rejected: Array<{ index: number; pos: number; kind: 'mapping' | 'list' }>;
 }
 
 export type StringListResult =
@@ -395,13 +444,16 @@ export type StringListResult =
       readonly error?: string;
       /** False when the document's root is neither a sequence nor null (nothing can be decoded). */
       readonly rootIsList: boolean;
+      readonly detail: StringListDetail;
     }
   | {
       readonly ok: false;
       readonly error: string;
-      readonly mark?: GoMark;
+      /** Where it failed (UTF-16 offset into the text), when known. */
+      readonly pos?: number;
       /** What the list holds after the failure (decoded items, then zero values). */
       readonly values: readonly string[];
+      readonly detail: StringListDetail;
     };
 
 /**
@@ -410,17 +462,19 @@ export type StringListResult =
  */
 export function unmarshalGoYamlStrings(text: string | Uint8Array): StringListResult {
   const d = new Decoder();
+  const input = typeof text === 'string' ? encodeInput(text) : text;
   try {
-    const root = new NodeParser(typeof text === 'string' ? encodeInput(text) : text).parse();
-    if (root === undefined) return { ok: true, values: [], rootIsList: true };
+    const root = new NodeParser(input).parse();
+    if (root === undefined) return { ok: true, values: [], rootIsList: true, detail: d.detail };
     const list = d.strings(root);
     const values = list ?? [];
     const rootIsList = list !== undefined;
     if (d.terrors.length > 0) {
-      return { ok: true, values, rootIsList, error: `yaml: unmarshal errors:\n  ${d.terrors.join('\n  ')}` };
+      const error = `yaml: unmarshal errors:\n  ${d.terrors.join('\n  ')}`;
+      return { ok: true, values, rootIsList, error, detail: d.detail };
     }
-    return { ok: true, values, rootIsList };
+    return { ok: true, values, rootIsList, detail: d.detail };
   } catch (e) {
-    return { ...failure(e), values: d.partial ?? [] };
+    return { ...failure(e, input), values: d.partial ?? [], detail: d.detail };
   }
 }

@@ -62,7 +62,8 @@ export interface GoMapEntry {
 
 export type GoYamlResult =
   | { readonly ok: true; readonly value: GoValue | null }
-  | { readonly ok: false; readonly error: string; readonly mark?: GoMark };
+  /** `pos`: where it failed (UTF-16 offset into the text), when known. */
+  | { readonly ok: false; readonly error: string; readonly pos?: number };
 
 /** What `json.Marshal` would write for the converted tree. Same shape the aws-auth model decodes. */
 export type JsonValue =
@@ -127,6 +128,11 @@ export interface AwsAuthKeyDecode {
   readonly errors: readonly string[];
 }
 
-export { unmarshalGoYaml } from './decode.ts';
+export {
+  type StringListDetail,
+  type StringListResult,
+  unmarshalGoYaml,
+  unmarshalGoYamlStrings,
+} from './decode.ts';
 export { decodeAwsAuthKey } from './go-json.ts';
 export { yamlToJson } from './yaml-to-json.ts';

@@ -66,9 +66,9 @@ export class NodeParser {
     }
     const where = line !== 0 ? `line ${line}: ` : '';
     const msg = pr.problem.length > 0 ? pr.problem : 'unknown problem parsing YAML content';
-    throw new GoYamlFailure(`${where}${msg}`, {
-      cause: { line: pr.problem_mark.line, pos: pr.problem_mark.pos },
-    });
+    const cause =
+      pr.error === ErrorType_.Reader ? { byteOffset: pr.problem_offset } : { pos: pr.problem_mark.pos };
+    throw new GoYamlFailure(`${where}${msg}`, { cause });
   }
 
   private peek(): YamlEvent {
@@ -175,7 +175,9 @@ export class NodeParser {
     const n = this.node(Kind.Alias);
     n.value = goBytesToString((this.ev as YamlEvent).anchor ?? []);
     n.alias = this.anchors.get(n.value);
-    if (n.alias === undefined) throw new GoYamlFailure(`unknown anchor '${n.value}' referenced`);
+    if (n.alias === undefined) {
+      throw new GoYamlFailure(`unknown anchor '${n.value}' referenced`, { cause: { pos: n.mark.pos } });
+    }
     this.expect(EventType_.Alias);
     return n;
   }

@@ -81,13 +81,13 @@ function parseUnsigned(s: string): bigint | undefined {
   if (s === '') return undefined;
   let base = 10;
   let digits = s;
-  if (s[0] === '0' && s.length > 1) {
-    const p = s[1]?.toLowerCase();
+  if (s[0] === '0') {
+    // strconv: a 0b/0o/0x prefix needs a digit after it (`len(s) >= 3`), else a leading 0 is octal.
+    const p = s.length >= 3 ? s[1]?.toLowerCase() : undefined;
     if (p === 'b') [base, digits] = [2, s.slice(2)];
     else if (p === 'o') [base, digits] = [8, s.slice(2)];
     else if (p === 'x') [base, digits] = [16, s.slice(2)];
     else [base, digits] = [8, s.slice(1)];
-    if (digits === '' && base !== 8) return undefined;
   }
   const re = base === 2 ? /^[01]*$/ : base === 8 ? /^[0-7]*$/ : base === 16 ? /^[0-9a-fA-F]*$/ : /^[0-9]+$/;
   if (!re.test(digits)) return undefined;
@@ -113,8 +113,11 @@ function goParseUint(s: string): bigint | undefined {
 }
 
 const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
-/** What Go `strconv.ParseFloat` accepts of a string starting with `.` (not in the resolve map). */
-const DOT_FLOAT = /^\.[0-9]+([eE][-+]?[0-9]+)?$/;
+/**
+ * What Go `strconv.ParseFloat` accepts of a string starting with `.` (not in the resolve map):
+ * decimal digits, `_` allowed between two digits (`underscoreOK`).
+ */
+const DOT_FLOAT = /^\.[0-9]+(_[0-9]+)*([eE][-+]?[0-9]+(_[0-9]+)*)?$/;
 
 function daysIn(month: number, year: number): number {
   if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
@@ -158,7 +161,7 @@ function resolveImplicit(tag: string, input: string): { tag: string; value: Reso
     if (item !== undefined) return item;
     if (hint === '.') {
       if (DOT_FLOAT.test(input)) {
-        const f = Number(input);
+        const f = Number(input.replaceAll('_', ''));
         if (Number.isFinite(f)) return { tag: FLOAT_TAG, value: { t: 'float', v: f } };
       }
     } else if (hint === 'D' || hint === 'S') {
