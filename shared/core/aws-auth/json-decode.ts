@@ -367,7 +367,9 @@ export class EntryListDecoder {
         '*config.SSOARNMatcher',
         (d) => `the sso matcher of ${this.key} entry ${index} (${d})`,
       );
-      return cur;
+      // encoding/json's `indirect` allocates the pointer before it checks the value's kind: the
+      // entry now has an (empty) SSO matcher, which Validate then rejects.
+      return cur ?? { permissionSetName: '', accountID: '', partition: '' };
     }
     const sso: RawSso = cur ?? { permissionSetName: '', accountID: '', partition: '' };
     for (const { key, keyPos, value } of v.entries) {

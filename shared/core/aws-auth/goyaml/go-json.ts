@@ -63,7 +63,11 @@ export function isSkippable(data: string): boolean {
 
 const utf8 = new TextEncoder();
 
-/** encoding/json `foldFunc(name)(name, key)` (Go 1.19 fold.go) for an ASCII field name. */
+/**
+ * encoding/json `foldFunc(name)(name, key)` (Go 1.19 fold.go, the toolchain of the Debian-built
+ * reference) for an ASCII field name. Go 1.21 and later fold with `ToUpper(ToLower(r))`, which also
+ * maps `ı` and `İ` to `I`; upstream builds with Go 1.26 (see `goFold` in ../go-text.ts).
+ */
 export function goJsonFold(name: string, key: string): boolean {
   const t = utf8.encode(key);
   let special = false;
