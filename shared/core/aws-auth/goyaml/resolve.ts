@@ -107,17 +107,17 @@ export function goParseInt(s: string): bigint | undefined {
 }
 
 /** Go `strconv.ParseUint(s, 0, 64)`. */
-function goParseUint(s: string): bigint | undefined {
+export function goParseUint(s: string): bigint | undefined {
   if (s[0] === '+' || s[0] === '-') return undefined;
   return parseUnsigned(s);
 }
 
-const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+export const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
 /**
  * What Go `strconv.ParseFloat` accepts of a string starting with `.` (not in the resolve map):
  * decimal digits, `_` allowed between two digits (`underscoreOK`).
  */
-const DOT_FLOAT = /^\.[0-9]+(_[0-9]+)*([eE][-+]?[0-9]+(_[0-9]+)*)?$/;
+export const DOT_FLOAT = /^\.[0-9]+(_[0-9]+)*([eE][-+]?[0-9]+(_[0-9]+)*)?$/;
 
 function daysIn(month: number, year: number): number {
   if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
@@ -125,7 +125,7 @@ function daysIn(month: number, year: number): number {
 }
 
 /** go-yaml `parseTimestamp`: Go `time.Parse` on its four layouts. */
-function isTimestamp(s: string): boolean {
+export function isTimestamp(s: string): boolean {
   const m =
     /^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:([Tt])|( ))([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})(?:[.,][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$/.exec(
       s,
