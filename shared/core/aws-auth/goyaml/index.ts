@@ -43,7 +43,7 @@ export type GoValue =
       readonly kind: 'str';
       readonly value: string;
       readonly mark: GoMark;
-      /** Where the scalar's source text ends (UTF-16 offset); null for `<<` and binary. */
+      /** Where the scalar's source text ends (UTF-16 offset). */
       readonly end: number;
       readonly style: ScalarStyle;
     }
