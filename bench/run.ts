@@ -12,6 +12,7 @@ import { benchCliStart, cliStartMarkdown } from './cli-start.ts';
 import { benchColdStart, buildBundles, coldStartMarkdown } from './cold-start.ts';
 import { benchEngine, engineMarkdown } from './engine.ts';
 import { benchEventToAlert, eventToAlertMarkdown } from './event-to-alert.ts';
+import { benchParserDifferential, parserDifferentialMarkdown } from './parser-differential.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 /** The function bundles, built once for the sections that need them. */
@@ -49,6 +50,11 @@ const SECTIONS: Section[] = [
     id: 'cli-start',
     title: 'CLI start: a file-only `assess --snapshot` vs a bare `node -e 0`',
     run: () => cliStartMarkdown(benchCliStart()),
+  },
+  {
+    id: 'parser-differential',
+    title: 'Parser differential: parseAwsAuth vs the authenticator (Go reference) on generated aws-auth',
+    run: async () => parserDifferentialMarkdown(await benchParserDifferential()),
   },
 ];
 

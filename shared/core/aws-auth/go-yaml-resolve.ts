@@ -2,7 +2,15 @@
  * go-yaml v2 scalar resolution (resolve.go): YAML 1.1 bools, ints, floats, nulls, timestamps,
  * explicit tags, `!!binary`, and libyaml's check of double-quoted escapes.
  */
+
 import { truncate } from './go-text.ts';
+import {
+  DOT_FLOAT,
+  goParseInt,
+  goParseUint,
+  isTimestamp as isGoTimestamp,
+  YAML_STYLE_FLOAT,
+} from './goyaml/resolve.ts';
 import { DecodeFailure } from './yaml-load.ts';
 
 const TAG_PREFIX = 'tag:yaml.org,2002:';
@@ -50,76 +58,6 @@ export function resolveHint(s: string): 'M' | '.' | 'D' | 'S' | undefined {
 }
 
 export const INT64_MAX = (1n << 63n) - 1n;
-const INT64_MIN = -(1n << 63n);
-const UINT64_MAX = (1n << 64n) - 1n;
-
-/** Go `strconv.ParseUint(s, 0, 64)` digits after the sign (no underscores). */
-function goParseUnsigned(s: string): bigint | undefined {
-  if (s === '') return undefined;
-  let base = 10;
-  let digits = s;
-  if (s[0] === '0') {
-    const p = s[1]?.toLowerCase();
-    if (s.length >= 3 && p === 'b') [base, digits] = [2, s.slice(2)];
-    else if (s.length >= 3 && p === 'o') [base, digits] = [8, s.slice(2)];
-    else if (s.length >= 3 && p === 'x') [base, digits] = [16, s.slice(2)];
-    else [base, digits] = [8, s.slice(1)];
-  }
-  const re = base === 2 ? /^[01]*$/ : base === 8 ? /^[0-7]*$/ : base === 16 ? /^[0-9a-fA-F]*$/ : /^[0-9]*$/;
-  if (!re.test(digits)) return undefined;
-  let n = 0n;
-  const b = BigInt(base);
-  for (const ch of digits) n = n * b + BigInt(Number.parseInt(ch, base));
-  return n <= UINT64_MAX ? n : undefined;
-}
-
-function goParseInt(s: string): bigint | undefined {
-  const neg = s[0] === '-';
-  const body = s[0] === '-' || s[0] === '+' ? s.slice(1) : s;
-  const u = goParseUnsigned(body);
-  if (u === undefined) return undefined;
-  const v = neg ? -u : u;
-  return v >= INT64_MIN && v <= INT64_MAX ? v : undefined;
-}
-
-function goParseUint(s: string): bigint | undefined {
-  if (s[0] === '+' || s[0] === '-') return undefined;
-  return goParseUnsigned(s);
-}
-
-const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
-const DOT_FLOAT = /^\.[0-9]+(_[0-9]+)*([eE][-+]?[0-9]+(_[0-9]+)*)?$/;
-
-function daysIn(month: number, year: number): number {
-  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
-  return [4, 6, 9, 11].includes(month) ? 30 : 31;
-}
-
-/** go-yaml v2 `parseTimestamp` with Go `time.Parse` on its four layouts. */
-function isGoTimestamp(s: string): boolean {
-  const m =
-    /^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:([Tt])|( ))([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})(?:[.,][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$/.exec(
-      s,
-    );
-  if (m === null) return false;
-  const [, y, mo, d, t, space, hh, mi, ss, zone] = m;
-  const year = Number(y);
-  const month = Number(mo);
-  const day = Number(d);
-  if (month < 1 || month > 12 || day < 1 || day > daysIn(month, year)) return false;
-  if (hh === undefined) return true;
-  if (t !== undefined && zone === undefined) return false; // the T layouts require a zone
-  if (space !== undefined && zone !== undefined) return false; // the space layout has none
-  if (Number(hh) > 23 || Number(mi) > 59 || Number(ss) > 59) return false;
-  if (
-    zone !== undefined &&
-    zone !== 'Z' &&
-    (Number(zone.slice(1, 3)) > 24 || Number(zone.slice(4, 6)) > 59)
-  ) {
-    return false;
-  }
-  return true;
-}
 
 function shortTag(tag: string): string {
   return tag.startsWith(TAG_PREFIX) ? `!!${tag.slice(TAG_PREFIX.length)}` : tag;

@@ -20,9 +20,11 @@
  *   zero mappings of that key.
  * - `mapAccounts`: go-yaml v2 `Unmarshal` straight into `[]string` (scalars keep their source text).
  *
- * YAML syntax comes from the `yaml` package (parsed with the failsafe schema so every scalar stays
- * text); scalar resolution (YAML 1.1: `yes`, `0x1F`, `012`, `.inf`, ...), merge keys, aliases and
- * map-key rules follow go-yaml v2. Pure: no I/O, no clock; never throws.
+ * YAML is read by `goyaml/`, a TypeScript port of gopkg.in/yaml.v2 2.4.0 (reader, scanner, parser,
+ * resolver, decoder) and of sigs.k8s.io/yaml's JSON conversion, except for the common shape, which
+ * the hand-written scanner of `fast-path.ts` reads with the same result. The former `yaml`-package
+ * front end stays behind `parseAwsAuthYamlPackage` for comparison. Pure: no I/O, no clock; never
+ * throws.
  */
 
 export { encodeAwsAuth, formatRoleMappingYaml } from './encode.ts';
@@ -40,5 +42,5 @@ export {
   type SsoMatcher,
   type UserMapping,
 } from './model.ts';
-export { awsAuthFastPathAccepts, parseAwsAuth, parseAwsAuthSlow } from './parse.ts';
+export { awsAuthFastPathAccepts, parseAwsAuth, parseAwsAuthSlow, parseAwsAuthYamlPackage } from './parse.ts';
 export { SSO_PARTITIONS } from './upstream.ts';

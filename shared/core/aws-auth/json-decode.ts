@@ -3,9 +3,11 @@
  * []UserMapping (`EntryListDecoder`, with every type mismatch and unknown field as an issue) and
  * upstream `Validate()`.
  */
+
 import { compareCodePoints, goFold, levenshtein, matchField, truncate } from './go-text.ts';
 import type { GoVal } from './go-yaml-decode.ts';
 import { INT64_MAX } from './go-yaml-resolve.ts';
+import { formatFloatG } from './goyaml/go-format.ts';
 import type { AwsAuthIssue, AwsAuthKey } from './model.ts';
 import {
   ACCOUNT_ID_RE,
@@ -35,34 +37,10 @@ interface JEntry {
   value: JVal;
 }
 
-/** Go `strconv.FormatFloat(f, 'g', -1, 32)` as sigs.k8s.io/yaml uses for float map keys. */
+/** Go `strconv.FormatFloat(f, 'g', -1, 32)` with sigs.k8s.io/yaml's `.inf`/`.nan` spellings (float map keys). */
 function formatFloat32G(x: number): string {
-  if (Number.isNaN(x)) return '.nan';
-  const f = Math.fround(x);
-  if (f === Number.POSITIVE_INFINITY) return '.inf';
-  if (f === Number.NEGATIVE_INFINITY) return '-.inf';
-  if (f === 0) return Object.is(f, -0) ? '-0' : '0';
-  let digits = '';
-  let exp = 0;
-  for (let p = 1; p <= 9; p++) {
-    const s = Math.abs(f).toExponential(p - 1);
-    if (Math.fround(Number(s)) === Math.abs(f) || p === 9) {
-      const [mant = '0', e = '0'] = s.split('e');
-      digits = mant.replace('.', '');
-      exp = Number(e);
-      break;
-    }
-  }
-  const sign = f < 0 ? '-' : '';
-  if (exp < -4 || exp >= 6) {
-    const mant = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    const e = Math.abs(exp).toString().padStart(2, '0');
-    return `${sign}${mant}e${exp < 0 ? '-' : '+'}${e}`;
-  }
-  const dp = exp + 1;
-  if (dp <= 0) return `${sign}0.${'0'.repeat(-dp)}${digits}`;
-  if (dp >= digits.length) return `${sign}${digits}${'0'.repeat(dp - digits.length)}`;
-  return `${sign}${digits.slice(0, dp)}.${digits.slice(dp)}`;
+  const s = formatFloatG(x, 32);
+  return s === '+Inf' ? '.inf' : s === '-Inf' ? '-.inf' : s === 'NaN' ? '.nan' : s;
 }
 
 function jsonKey(k: GoVal): string {
@@ -367,7 +345,9 @@ export class EntryListDecoder {
         '*config.SSOARNMatcher',
         (d) => `the sso matcher of ${this.key} entry ${index} (${d})`,
       );
-      return cur;
+      // encoding/json's `indirect` allocates the pointer before it checks the value's kind: the
+      // entry now has an (empty) SSO matcher, which Validate then rejects.
+      return cur ?? { permissionSetName: '', accountID: '', partition: '' };
     }
     const sso: RawSso = cur ?? { permissionSetName: '', accountID: '', partition: '' };
     for (const { key, keyPos, value } of v.entries) {

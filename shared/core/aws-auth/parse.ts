@@ -1,5 +1,5 @@
 /**
- * `parseAwsAuth`: each data key on its own (fast path or `yaml` package, then the shared entry
+ * `parseAwsAuth`: each data key on its own (fast path or the go-yaml v2 port, then the shared entry
  * decoder), issues with line/column, loss descriptions and near-miss data keys.
  */
 import { isSeq, LineCounter } from 'yaml';
@@ -7,6 +7,7 @@ import { type AccountsResult, decodeAccounts } from './accounts.ts';
 import { scanEntryList } from './fast-path.ts';
 import { compareCodePoints, goTrimLeft, isSkippable, levenshtein, plural, truncate } from './go-text.ts';
 import { GoYamlDecoder } from './go-yaml-decode.ts';
+import { decodeAccountsGoYaml, goYamlToJVal } from './go-yaml-front.ts';
 import { goResolve, resolveHint } from './go-yaml-resolve.ts';
 import {
   describeJVal,
@@ -54,6 +55,13 @@ function describeKeyLoss(key: AwsAuthKey, text: string): string {
 // ---------------------------------------------------------------------------------------------
 // parseAwsAuth
 // ---------------------------------------------------------------------------------------------
+
+/**
+ * Which YAML front end reads what the fast path does not: the go-yaml v2 port (the default, what
+ * the authenticator runs) or the `yaml` package with libyaml patches (kept for the benchmark
+ * comparison of issue 9 until the port is measured).
+ */
+type YamlFront = 'go-yaml' | 'yaml-package';
 
 interface KeyOutcome {
   status: KeyStatus;
@@ -113,7 +121,12 @@ export function awsAuthFastPathAccepts(text: string): boolean {
   return scanEntryList(text, plainIsString) !== undefined;
 }
 
-function parseEntryKey(key: 'mapRoles' | 'mapUsers', text: string, fast: boolean): KeyOutcome {
+function parseEntryKey(
+  key: 'mapRoles' | 'mapUsers',
+  text: string,
+  fast: boolean,
+  front: YamlFront,
+): KeyOutcome {
   const trimmed = goTrimLeft(text);
   if (trimmed.startsWith('{')) {
     return keyFailure(
@@ -134,9 +147,14 @@ function parseEntryKey(key: 'mapRoles' | 'mapUsers', text: string, fast: boolean
     json = scanned.root;
   } else {
     try {
-      const loaded = loadYaml(text);
-      lc = loaded.lc;
-      json = toJsonable(new GoYamlDecoder(loaded.doc, text).value(loaded.root, 0));
+      if (front === 'go-yaml') {
+        json = goYamlToJVal(text);
+        lc = lineCounterFor(text);
+      } else {
+        const loaded = loadYaml(text);
+        lc = loaded.lc;
+        json = toJsonable(new GoYamlDecoder(loaded.doc, text).value(loaded.root, 0));
+      }
     } catch (e) {
       if (!(e instanceof DecodeFailure)) throw e;
       return keyFailure(
@@ -204,12 +222,22 @@ function parseEntryKey(key: 'mapRoles' | 'mapUsers', text: string, fast: boolean
   return outcome;
 }
 
-function parseAccountsKey(text: string): KeyOutcome {
-  let loaded: LoadedYaml;
+function parseAccountsKey(text: string, front: YamlFront): KeyOutcome {
+  let lc: LineCounter;
   let res: AccountsResult;
+  let total: number;
   try {
-    loaded = loadYaml(text);
-    res = decodeAccounts(loaded, text);
+    if (front === 'go-yaml') {
+      const r = decodeAccountsGoYaml(text);
+      res = r;
+      total = r.total;
+      lc = lineCounterFor(text);
+    } else {
+      const loaded: LoadedYaml = loadYaml(text);
+      res = decodeAccounts(loaded, text);
+      total = isSeq(loaded.root) ? loaded.root.items.length : res.accounts.length;
+      lc = loaded.lc;
+    }
   } catch (e) {
     if (!(e instanceof DecodeFailure)) throw e;
     return keyFailure(
@@ -220,21 +248,20 @@ function parseAccountsKey(text: string): KeyOutcome {
       lineCounterFor(text),
     );
   }
-  if (res.isNull) return { status: 'empty', issues: [], roles: [], users: [], accounts: [], lc: loaded.lc };
+  if (res.isNull) return { status: 'empty', issues: [], roles: [], users: [], accounts: [], lc };
   if (res.notAList !== undefined) {
     return keyFailure(
       'mapAccounts',
       text,
       `mapAccounts is ${res.notAList.what}, not a list, so the authenticator keeps no accounts`,
       res.notAList.pos,
-      loaded.lc,
+      lc,
     );
   }
   const accounts = res.accounts.map((a) => a.value);
   const issues: Located[] = [...res.typeErrors];
   if (res.hardFailure !== undefined) {
     // go-yaml sized the slice before failing: the items not decoded stay as empty strings.
-    const total = isSeq(loaded.root) ? loaded.root.items.length : accounts.length;
     while (accounts.length < total) accounts.push('');
     issues.push({
       pos: res.hardFailure.offset,
@@ -261,11 +288,11 @@ function parseAccountsKey(text: string): KeyOutcome {
     roles: [],
     users: [],
     accounts,
-    lc: loaded.lc,
+    lc,
   };
 }
 
-function parseKey(key: AwsAuthKey, value: unknown, fast: boolean): KeyOutcome {
+function parseKey(key: AwsAuthKey, value: unknown, fast: boolean, front: YamlFront): KeyOutcome {
   if (typeof value !== 'string') {
     return keyFailure(
       key,
@@ -276,7 +303,7 @@ function parseKey(key: AwsAuthKey, value: unknown, fast: boolean): KeyOutcome {
   }
   if (isSkippable(value)) return { status: 'empty', issues: [], roles: [], users: [], accounts: [] };
   try {
-    return key === 'mapAccounts' ? parseAccountsKey(value) : parseEntryKey(key, value, fast);
+    return key === 'mapAccounts' ? parseAccountsKey(value, front) : parseEntryKey(key, value, fast, front);
   } catch (e) {
     // Safety net: a bug here must not hide the other keys. Property tests assert it never fires.
     return keyFailure(key, value, `internal error while parsing ${key}: ${String(e)}`, 0);
@@ -302,7 +329,7 @@ function nearMissKey(key: string): AwsAuthKey | undefined {
   return best;
 }
 
-function ignoredKeyIssue(key: string, value: unknown, fast: boolean): AwsAuthIssue {
+function ignoredKeyIssue(key: string, value: unknown, fast: boolean, front: YamlFront): AwsAuthIssue {
   const target = nearMissKey(key);
   if (target === undefined) {
     return {
@@ -314,7 +341,7 @@ function ignoredKeyIssue(key: string, value: unknown, fast: boolean): AwsAuthIss
   }
   let lost = `everything written under "${key}"`;
   try {
-    const probe = parseWith({ [target]: value as string }, fast);
+    const probe = parseWith({ [target]: value as string }, fast, front);
     const items =
       target === 'mapRoles'
         ? probe.roles.map((r) => r.rolearn ?? `sso ${r.sso?.permissionSetName ?? ''}`)
@@ -354,18 +381,26 @@ function emptyResult(): ParsedAwsAuth {
  * keeps (file order, duplicates included) and every issue. Never throws.
  */
 export function parseAwsAuth(data: Record<string, string>): ParsedAwsAuth {
-  return parseWith(data, true);
+  return parseWith(data, true, 'go-yaml');
 }
 
 /**
- * `parseAwsAuth` without the fast path: every value goes through the `yaml` package. Same result;
- * exists so that tests can prove the two paths equal.
+ * `parseAwsAuth` without the fast path: every value goes through the go-yaml v2 port. Same
+ * result; exists so that tests can prove the two paths equal.
  */
 export function parseAwsAuthSlow(data: Record<string, string>): ParsedAwsAuth {
-  return parseWith(data, false);
+  return parseWith(data, false, 'go-yaml');
 }
 
-function parseWith(data: Record<string, string>, fast: boolean): ParsedAwsAuth {
+/**
+ * `parseAwsAuth` with the previous slow path (the `yaml` package patched towards libyaml), kept
+ * behind this name for the benchmark comparison issue 9 asks for. Not used by the product.
+ */
+export function parseAwsAuthYamlPackage(data: Record<string, string>): ParsedAwsAuth {
+  return parseWith(data, true, 'yaml-package');
+}
+
+function parseWith(data: Record<string, string>, fast: boolean, front: YamlFront): ParsedAwsAuth {
   const result = emptyResult();
   let entries: Array<[string, unknown]>;
   try {
@@ -376,7 +411,7 @@ function parseWith(data: Record<string, string>, fast: boolean): ParsedAwsAuth {
   for (const key of AWS_AUTH_KEYS) {
     const found = entries.find(([k]) => k === key);
     if (found === undefined) continue;
-    const outcome = parseKey(key, found[1], fast);
+    const outcome = parseKey(key, found[1], fast, front);
     result.keyStatus[key] = outcome.status;
     for (const r of outcome.roles) result.roles.push(r);
     for (const u of outcome.users) result.users.push(u);
@@ -402,7 +437,7 @@ function parseWith(data: Record<string, string>, fast: boolean): ParsedAwsAuth {
     .sort(([a], [b]) => compareCodePoints(a, b));
   for (const [k, v] of others) {
     try {
-      result.issues.push(ignoredKeyIssue(k, v, fast));
+      result.issues.push(ignoredKeyIssue(k, v, fast, front));
     } catch {
       result.issues.push({
         kind: 'ignored-key',

@@ -5,7 +5,10 @@
  */
 import type { AwsAuthKey } from './model.ts';
 
-/** `pkg/endpoints/partitions.go` PARTITIONS (older releases lack aws-iso-e and aws-iso-f). */
+/**
+ * `pkg/endpoints/partitions.go` PARTITIONS at 81b1dab (older releases lack aws-iso-e, aws-iso-f
+ * and aws-eusc).
+ */
 export const SSO_PARTITIONS: readonly string[] = [
   'aws',
   'aws-cn',
@@ -14,6 +17,7 @@ export const SSO_PARTITIONS: readonly string[] = [
   'aws-iso-b',
   'aws-iso-e',
   'aws-iso-f',
+  'aws-eusc',
 ];
 export const ACCOUNT_ID_RE = /^[0-9]{12}$/;
 export const PERMISSION_SET_NAME_RE = /^[\w+=,.@-]{1,32}$/;
