@@ -54,7 +54,9 @@ export interface CliStartResult {
   rows: CliStartRow[];
   /** dist/cli.js and the chunks it imports statically: what every command loads. */
   entry: Array<{ file: string; bytes: number }>;
-  /** The other chunks: loaded only by a live command (dynamic import). */
+  /** What a file-only `assess` loads besides `entry`: `commands-*` and the chunks it imports statically. */
+  assessPath: Array<{ file: string; bytes: number }>;
+  /** The other chunks: loaded only by a live command or `whatif --event` (dynamic import). */
   onDemand: Array<{ file: string; bytes: number }>;
 }
 
@@ -89,16 +91,19 @@ function staticClosure(file: string, seen = new Set<string>()): Set<string> {
   return seen;
 }
 
-function layout(): Pick<CliStartResult, 'entry' | 'onDemand'> {
+function layout(): Pick<CliStartResult, 'entry' | 'assessPath' | 'onDemand'> {
   const cli = join(DIST, 'cli.js');
   const chunks = readdirSync(join(DIST, 'cli-chunks'))
     .filter((f) => f.endsWith('.js'))
     .map((f) => join(DIST, 'cli-chunks', f));
   const loaded = staticClosure(cli);
+  const commands = chunks.find((f) => /\/commands-[^/]*\.js$/.test(f));
+  const assess = commands === undefined ? new Set<string>() : staticClosure(commands);
   const row = (file: string) => ({ file: file.slice(ROOT.length + 1), bytes: statSync(file).size });
   return {
     entry: [cli, ...chunks].filter((f) => loaded.has(f)).map(row),
-    onDemand: chunks.filter((f) => !loaded.has(f)).map(row),
+    assessPath: chunks.filter((f) => assess.has(f) && !loaded.has(f)).map(row),
+    onDemand: chunks.filter((f) => !loaded.has(f) && !assess.has(f)).map(row),
   };
 }
 
@@ -154,7 +159,7 @@ export function cliStartMarkdown(result: CliStartResult): string {
       return `| ${r.label} | ${r.medianMs.toFixed(0)} ms | ${r.ratio.toFixed(2)} | ${cpu} | ${cpuRatio} | ${r.runsMs.map((x) => x.toFixed(0)).join(', ')} |`;
     }),
     '',
-    `Bundle: every command loads ${result.entry.map((f) => `\`${f.file}\` (${kib(f.bytes)})`).join(', ')} — ${kib(total(result.entry))} in all. Loaded only on demand: ${result.onDemand.map((f) => `\`${f.file.replace(/^dist\/cli-chunks\//, '')}\` (${kib(f.bytes)})`).join(', ')} — ${(total(result.onDemand) / 1024 / 1024).toFixed(2)} MiB (\`live-*\` and the chunks it imports: the AWS SDK clients and \`@kubernetes/client-node\`, for \`snapshot\`, \`report\` and \`--cluster\`; \`whatif-change-*\`: the CloudTrail parser, for \`whatif\`).`,
+    `Bundle: \`--help\` and \`--version\` load ${result.entry.map((f) => `\`${f.file}\` (${kib(f.bytes)})`).join(', ')} — ${kib(total(result.entry))} in all. Every other command adds ${result.assessPath.map((f) => `\`${f.file.replace(/^dist\/cli-chunks\//, '')}\` (${kib(f.bytes)})`).join(', ')} — ${kib(total(result.entry) + total(result.assessPath))} in all for a file-only \`assess\`. Loaded only on demand: ${result.onDemand.map((f) => `\`${f.file.replace(/^dist\/cli-chunks\//, '')}\` (${kib(f.bytes)})`).join(', ')} — ${(total(result.onDemand) / 1024 / 1024).toFixed(2)} MiB (\`live-*\` and the chunks it imports: the AWS SDK clients and \`@kubernetes/client-node\`, for \`snapshot\`, \`report\` and \`--cluster\`; \`whatif-change-*\`: the CloudTrail parser, for \`whatif\`; \`file-store-*\`: the local snapshot store).`,
   ];
   if (assess) {
     lines.push(

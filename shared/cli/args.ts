@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { AUTHENTICATION_MODES, type AuthenticationMode, isRegionCode } from '../core/model.ts';
-import { RENDER_FORMATS, type RenderFormat } from '../core/render/index.ts';
+import { RENDER_FORMATS, type RenderFormat } from '../core/render/formats.ts';
 import { CliError } from './errors.ts';
 import {
   COMMAND_OPTIONS,

@@ -11,8 +11,8 @@ export interface LocalSnapshotStore extends SnapshotStore {
 export interface LiveIo {
   /** Readers over the user's credentials and endpoints; called once per command. */
   captureDeps(): Promise<CaptureDeps>;
-  /** The local snapshot store in `dir` (undefined: the default, .sentinel/snapshots). */
-  snapshotStore(dir: string | undefined): LocalSnapshotStore;
+  /** The local snapshot store in `dir` (undefined: the default, .sentinel/snapshots); may load it first. */
+  snapshotStore(dir: string | undefined): LocalSnapshotStore | Promise<LocalSnapshotStore>;
   /** Writes a whole file or nothing (temporary file + rename). */
   writeFileAtomic(path: string, text: string): Promise<void>;
 }

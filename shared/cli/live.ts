@@ -153,7 +153,7 @@ export async function runSnapshot(args: SnapshotArgs, io: CliIo): Promise<number
     }
     written.push({ cluster: snapshot.clusterName, region: snapshot.region, path: args.destination.path });
   } else {
-    const store = live.snapshotStore(args.destination.dir);
+    const store = await live.snapshotStore(args.destination.dir);
     const capture = await captureAll(io, args);
     unreadable = capture.unreadable;
     for (const outcome of capture.outcomes) {

@@ -3,9 +3,8 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createFileSnapshotStore, writeFileAtomic } from '../adapters/file-store.ts';
-import { tooLargeError } from './inputs.ts';
 import { type CliIo, MAX_INPUT_BYTES } from './io.ts';
+import { tooLargeError } from './read-input.ts';
 
 /** The nearest directory at or above `from` that holds a package.json (dist/ → the package root). */
 export function findPackageRoot(from: string): string {
@@ -42,8 +41,15 @@ export function createNodeIo(moduleUrl: string): CliIo {
         const { createLiveCaptureDeps } = await import('../adapters/live.ts');
         return createLiveCaptureDeps();
       },
-      snapshotStore: (dir) => createFileSnapshotStore(dir),
-      writeFileAtomic: (path, text) => writeFileAtomic(path, text),
+      // Loaded on first use too: the store validates with the snapshot schema (zod).
+      async snapshotStore(dir) {
+        const { createFileSnapshotStore } = await import('../adapters/file-store.ts');
+        return createFileSnapshotStore(dir);
+      },
+      async writeFileAtomic(path, text) {
+        const { writeFileAtomic } = await import('../adapters/file-store.ts');
+        return writeFileAtomic(path, text);
+      },
     },
   };
 }

@@ -4,7 +4,7 @@
  * with it and `help.ts` renders the help from it, so the two cannot drift.
  */
 import { AUTHENTICATION_MODES, SEVERITIES, type Severity } from '../core/model.ts';
-import { RENDER_FORMATS } from '../core/render/index.ts';
+import { RENDER_FORMATS } from '../core/render/formats.ts';
 
 export const COMMANDS = ['assess', 'diff', 'whatif', 'snapshot', 'report', 'rules', 'demo'] as const;
 export type CommandName = (typeof COMMANDS)[number];

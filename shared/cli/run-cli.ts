@@ -5,29 +5,26 @@
  * commands reach AWS only through `io.live`, so tests drive them against the sandbox.
  */
 import { join } from 'node:path';
-import { describeChange } from '../core/change.ts';
-import { assessSnapshot, diffSnapshots, whatIf } from '../core/engine.ts';
-import { renderFindings } from '../core/render/index.ts';
-import { RULES } from '../core/rules/registry.ts';
 import { type ParsedArgs, parseCommandLine } from './args.ts';
-import { runDemo } from './demo.ts';
-import { CliError, formatErrorLine, isCliError } from './errors.ts';
+import { formatErrorLine, isCliError } from './errors.ts';
 import { helpText } from './help.ts';
-import { loadSnapshot, parseJsonText, readInput } from './inputs.ts';
 import type { CliIo } from './io.ts';
-import { obtainSnapshot, runReport, runSnapshot } from './live.ts';
-import { clusterOf, EXIT, exitFor, renderOptions } from './output.ts';
-import { renderRuleCatalog } from './rules-catalog.ts';
+import { EXIT } from './output.ts';
+import { readInput } from './read-input.ts';
 
 export type { CliIo, LiveIo, LocalSnapshotStore } from './io.ts';
 
-function ensureNewline(text: string): string {
-  return text.endsWith('\n') ? text : `${text}\n`;
-}
-
 async function readVersion(io: CliIo): Promise<string> {
   const path = join(io.packageRoot, 'package.json');
-  const pkg = parseJsonText(await readInput(io, path), path) as { version?: unknown };
+  const text = await readInput(io, path);
+  let pkg: { version?: unknown };
+  try {
+    pkg = JSON.parse(text) as { version?: unknown };
+  } catch {
+    // Only a broken package.json pays for the JSON fault finder (it lives with the snapshot schema).
+    const { parseJsonText } = await import('./inputs.ts');
+    pkg = parseJsonText(text, path) as { version?: unknown };
+  }
   return typeof pkg.version === 'string' ? pkg.version : 'unknown';
 }
 
@@ -39,61 +36,11 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     case 'version':
       io.stdout(`eks-auth-sentinel ${await readVersion(io)}\n`);
       return EXIT.ok;
-    case 'rules':
-      io.stdout(renderRuleCatalog(RULES, args.format));
-      return EXIT.ok;
-    case 'assess': {
-      const { snapshot } = await obtainSnapshot(io, args.source);
-      const findings = assessSnapshot(snapshot, { trigger: 'manual' });
-      const options = renderOptions(io, args, { title: 'Assessment', cluster: clusterOf(snapshot) });
-      io.stdout(ensureNewline(renderFindings(args.format, findings, options)));
-      return exitFor(findings, args.failOn ?? 'critical');
+    default: {
+      // Loaded here: the engine, renderers, schemas and `yaml` serve every command but these two.
+      const { runCommand: runOther } = await import('./commands.ts');
+      return runOther(args, io);
     }
-    case 'diff': {
-      const before = await loadSnapshot(io, args.before);
-      const after = await loadSnapshot(io, args.after);
-      if (before.clusterArn !== after.clusterArn) {
-        throw new CliError(`--before and --after are snapshots of different clusters`, {
-          where: `${before.clusterArn} vs ${after.clusterArn}`,
-        });
-      }
-      const findings = diffSnapshots(before, after, { trigger: 'manual' });
-      const options = renderOptions(io, args, {
-        title: `Changes from ${before.capturedAt} to ${after.capturedAt}`,
-        cluster: clusterOf(after),
-      });
-      io.stdout(ensureNewline(renderFindings(args.format, findings, options)));
-      return exitFor(findings, args.failOn ?? 'critical');
-    }
-    case 'whatif': {
-      const { snapshot, where } = await obtainSnapshot(io, args.source);
-      // Loaded here: the CloudTrail parser and its schemas serve only `whatif`.
-      const { resolveWhatIf } = await import('./whatif-change.ts');
-      const resolved = await resolveWhatIf(io, args.request, snapshot, where);
-      if (resolved.kind === 'ignored') {
-        io.stdout(
-          args.format === 'json'
-            ? `${JSON.stringify({ ignored: true, reason: resolved.reason }, null, 2)}\n`
-            : `Event ignored: ${resolved.reason}\n`,
-        );
-        return EXIT.ok;
-      }
-      const result = whatIf(snapshot, resolved.change, { trigger: 'whatif' });
-      const options = renderOptions(io, args, {
-        title: 'What-if',
-        cluster: clusterOf(snapshot),
-        change: describeChange(resolved.change),
-        effects: result.effects,
-      });
-      io.stdout(ensureNewline(renderFindings(args.format, result.findings, options)));
-      return exitFor(result.findings, args.failOn ?? 'critical');
-    }
-    case 'snapshot':
-      return runSnapshot(args, io);
-    case 'report':
-      return runReport(args, io);
-    case 'demo':
-      return runDemo(args, io);
   }
 }
 

@@ -1,10 +1,12 @@
 /** Renderers of findings: text (terminal, e-mail), Markdown, JSON. Pure. */
 import type { Finding } from '../model.ts';
+import type { RenderFormat } from './formats.ts';
 import { renderJson } from './json.ts';
 import type { RenderOptions } from './layout.ts';
 import { renderMarkdown } from './markdown.ts';
 import { renderText } from './text.ts';
 
+export { RENDER_FORMATS, type RenderFormat } from './formats.ts';
 export { findingToJson, type JsonReport, renderJson, toJsonReport } from './json.ts';
 export {
   compareFindings,
@@ -18,9 +20,6 @@ export {
 } from './layout.ts';
 export { escapeMarkdown, inlineCode, renderMarkdown } from './markdown.ts';
 export { renderText } from './text.ts';
-
-export const RENDER_FORMATS = ['text', 'markdown', 'json'] as const;
-export type RenderFormat = (typeof RENDER_FORMATS)[number];
 
 /** Renders in the given format. */
 export function renderFindings(

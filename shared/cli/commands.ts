@@ -1,0 +1,82 @@
+/**
+ * The commands other than `--help` and `--version`, imported by run-cli.ts only when one runs: a
+ * help or version line loads none of the engine, the renderers, the zod schemas or `yaml`.
+ */
+import { describeChange } from '../core/change.ts';
+import { assessSnapshot, diffSnapshots, whatIf } from '../core/engine.ts';
+import { renderFindings } from '../core/render/index.ts';
+import { RULES } from '../core/rules/registry.ts';
+import type { ParsedArgs } from './args.ts';
+import { runDemo } from './demo.ts';
+import { CliError } from './errors.ts';
+import { loadSnapshot } from './inputs.ts';
+import type { CliIo } from './io.ts';
+import { obtainSnapshot, runReport, runSnapshot } from './live.ts';
+import { clusterOf, EXIT, exitFor, renderOptions } from './output.ts';
+import { renderRuleCatalog } from './rules-catalog.ts';
+
+export type FileOrLiveArgs = Exclude<ParsedArgs, { kind: 'help' | 'version' }>;
+
+function ensureNewline(text: string): string {
+  return text.endsWith('\n') ? text : `${text}\n`;
+}
+
+export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<number> {
+  switch (args.kind) {
+    case 'rules':
+      io.stdout(renderRuleCatalog(RULES, args.format));
+      return EXIT.ok;
+    case 'assess': {
+      const { snapshot } = await obtainSnapshot(io, args.source);
+      const findings = assessSnapshot(snapshot, { trigger: 'manual' });
+      const options = renderOptions(io, args, { title: 'Assessment', cluster: clusterOf(snapshot) });
+      io.stdout(ensureNewline(renderFindings(args.format, findings, options)));
+      return exitFor(findings, args.failOn ?? 'critical');
+    }
+    case 'diff': {
+      const before = await loadSnapshot(io, args.before);
+      const after = await loadSnapshot(io, args.after);
+      if (before.clusterArn !== after.clusterArn) {
+        throw new CliError(`--before and --after are snapshots of different clusters`, {
+          where: `${before.clusterArn} vs ${after.clusterArn}`,
+        });
+      }
+      const findings = diffSnapshots(before, after, { trigger: 'manual' });
+      const options = renderOptions(io, args, {
+        title: `Changes from ${before.capturedAt} to ${after.capturedAt}`,
+        cluster: clusterOf(after),
+      });
+      io.stdout(ensureNewline(renderFindings(args.format, findings, options)));
+      return exitFor(findings, args.failOn ?? 'critical');
+    }
+    case 'whatif': {
+      const { snapshot, where } = await obtainSnapshot(io, args.source);
+      // Loaded here: the CloudTrail parser and its schemas serve only `whatif`.
+      const { resolveWhatIf } = await import('./whatif-change.ts');
+      const resolved = await resolveWhatIf(io, args.request, snapshot, where);
+      if (resolved.kind === 'ignored') {
+        io.stdout(
+          args.format === 'json'
+            ? `${JSON.stringify({ ignored: true, reason: resolved.reason }, null, 2)}\n`
+            : `Event ignored: ${resolved.reason}\n`,
+        );
+        return EXIT.ok;
+      }
+      const result = whatIf(snapshot, resolved.change, { trigger: 'whatif' });
+      const options = renderOptions(io, args, {
+        title: 'What-if',
+        cluster: clusterOf(snapshot),
+        change: describeChange(resolved.change),
+        effects: result.effects,
+      });
+      io.stdout(ensureNewline(renderFindings(args.format, result.findings, options)));
+      return exitFor(result.findings, args.failOn ?? 'critical');
+    }
+    case 'snapshot':
+      return runSnapshot(args, io);
+    case 'report':
+      return runReport(args, io);
+    case 'demo':
+      return runDemo(args, io);
+  }
+}
