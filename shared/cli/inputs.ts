@@ -1,6 +1,8 @@
 /** Reading and decoding the CLI's input files: size limit, JSON with line:column, snapshot validation. */
+
+import { findJsonSyntaxFault } from '../core/json-fault.ts';
 import type { ClusterSnapshot } from '../core/model.ts';
-import { findJsonSyntaxFault, validateSnapshot } from '../core/snapshot-schema.ts';
+import { validateSnapshot } from '../core/snapshot-schema.ts';
 import { CliError } from './errors.ts';
 import type { CliIo } from './io.ts';
 import { readInput } from './read-input.ts';

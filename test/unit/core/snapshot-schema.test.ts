@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { findJsonSyntaxFault } from '../../../shared/core/json-fault.ts';
 import type { ClusterSnapshot } from '../../../shared/core/model.ts';
 import {
   buildSnapshotJsonSchema,
-  findJsonSyntaxFault,
   formatJsonPath,
   formatSnapshotErrors,
   MAX_REPORTED_ERRORS,
