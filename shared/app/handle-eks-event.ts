@@ -144,7 +144,6 @@ export async function handleEksEvent(
 
   try {
     if (!described.ok) throw described.error;
-    if (!previous.ok) throw previous.error;
     const cluster = described.value;
     const ref = kubeClusterRef(cluster, key);
     deps.kubeRefs?.set(refKey, ref);
@@ -153,7 +152,10 @@ export async function handleEksEvent(
     let basis: 'stored-snapshot' | 'bootstrap-capture';
     let before: ClusterSnapshot;
     let staleSources: string[] = [];
-    if (previous.value === undefined) {
+    // A stored snapshot that cannot be read or validated is no previous snapshot (issue 8 case 6):
+    // the worker's next run reports it (monitor/source-unavailable) and stores a fresh one.
+    const stored = previous.ok ? previous.value : undefined;
+    if (stored === undefined) {
       basis = 'bootstrap-capture';
       before = await captureSnapshot(blindReaders(deps), key);
     } else {
@@ -164,7 +166,7 @@ export async function handleEksEvent(
           ? awsAuthCached
           : await settle(deps.kube.awsAuth(ref));
       ({ snapshot: before, staleSources } = refreshVolatile(
-        previous.value,
+        stored,
         { cluster, awsAuth, accessEntries: entries },
         deps.clock.now().toISOString(),
       ));
@@ -174,7 +176,7 @@ export async function handleEksEvent(
     const predicted = whatIf(before, change, options).findings;
     // EKS's side effect may already have happened before the fresh read: what changed since the
     // stored snapshot is reported too (only opens; the worker's state evaluation resolves).
-    const already = previous.value === undefined ? [] : diffSnapshots(previous.value, before, options);
+    const already = stored === undefined ? [] : diffSnapshots(stored, before, options);
     // Blindness is the worker's to report (from a full capture), never the event path's.
     const findings = dedupeFindings([...predicted, ...already]).filter(
       (f) => f.ruleId !== SOURCE_UNAVAILABLE,
