@@ -44,7 +44,9 @@ export function idempotencyPk(key: string): string {
 }
 
 function conditionFailed(error: unknown): boolean {
-  return error instanceof ConditionalCheckFailedException || isAwsError(error, 'ConditionalCheckFailedException');
+  return (
+    error instanceof ConditionalCheckFailedException || isAwsError(error, 'ConditionalCheckFailedException')
+  );
 }
 
 export function createDynamoDbIdempotencyStore(options: DynamoDbIdempotencyOptions): IdempotencyStore {

@@ -130,10 +130,13 @@ function byDeadline<T>(
     timer = setTimeout(
       () =>
         reject(
-          new CollectionError(`${what.operation} of ${what.cluster}: not answered within the invocation's deadline`, {
-            code: 'timeout',
-            ...what,
-          }),
+          new CollectionError(
+            `${what.operation} of ${what.cluster}: not answered within the invocation's deadline`,
+            {
+              code: 'timeout',
+              ...what,
+            },
+          ),
         ),
       Math.max(0, deadlineAt - Date.now()),
     );
@@ -210,7 +213,11 @@ export async function handleEksEvent(
   const deadlineAt = options.deadlineAt ?? startedAt + DEFAULT_INVOCATION_MS;
   const readsUntil = deadlineAt - Math.min(DELIVERY_RESERVE_MS, Math.max(0, deadlineAt - startedAt) / 3);
   const eksRead = (operation: string) => ({ service: 'eks' as const, operation, cluster: clusterName });
-  const awsAuthRead = { service: 'kubernetes' as const, operation: 'get configmap aws-auth', cluster: clusterName };
+  const awsAuthRead = {
+    service: 'kubernetes' as const,
+    operation: 'get configmap aws-auth',
+    cluster: clusterName,
+  };
   const idempotencyKey = `${IDEMPOTENCY_PREFIX}${eventId}`;
 
   // Round 1: everything independent at once, each read bounded by the one deadline. The claim
@@ -254,7 +261,11 @@ export async function handleEksEvent(
     const stored = previous.ok ? previous.value : undefined;
     if (stored === undefined) {
       basis = 'bootstrap-capture';
-      before = await byDeadline(captureSnapshot(blindReaders(deps), key), readsUntil, eksRead('bootstrap capture'));
+      before = await byDeadline(
+        captureSnapshot(blindReaders(deps), key),
+        readsUntil,
+        eksRead('bootstrap capture'),
+      );
     } else {
       basis = 'stored-snapshot';
       // aws-auth with the remembered endpoint, unless it changed or was not known.

@@ -126,7 +126,11 @@ export async function runSnapshot(deps: RunSnapshotDeps, item: ClusterWorkItem):
     settle(deps.snapshots.latest(key)),
   ]);
   const previous = stored.ok ? stored.value : undefined;
-  const previousState: RunSnapshotResult['previous'] = !stored.ok ? 'unreadable' : previous ? 'found' : 'none';
+  const previousState: RunSnapshotResult['previous'] = !stored.ok
+    ? 'unreadable'
+    : previous
+      ? 'found'
+      : 'none';
   const storeFindings = stored.ok ? [] : [storedSnapshotUnreadableFinding(key, stored.error, trigger)];
 
   if (!captured.ok) {

@@ -167,7 +167,9 @@ describe('createDynamoDbIdempotencyStore (two states: IN_PROGRESS, then COMPLETE
   it('lets exactly one of concurrent claims of the same key win', async () => {
     const clock = createFakeClock(T0);
     const store = createDynamoDbIdempotencyStore({ dynamodb: db.dynamodb, tableName: TABLE, clock });
-    const results = await Promise.all(Array.from({ length: 5 }, () => store.claim('event-race', lease(clock))));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => store.claim('event-race', lease(clock))),
+    );
     expect(results.filter((r) => r === 'claimed')).toHaveLength(1);
   });
 

@@ -10,7 +10,11 @@ import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createS3Client, createS3SnapshotStore, snapshotKey } from '../../shared/adapters/s3-snapshot-store.ts';
+import {
+  createS3Client,
+  createS3SnapshotStore,
+  snapshotKey,
+} from '../../shared/adapters/s3-snapshot-store.ts';
 import { handleEksEvent } from '../../shared/app/handle-eks-event.ts';
 import { runSnapshot } from '../../shared/app/run-snapshot.ts';
 import { loadScenario } from '../fakes/snapshot-builder.ts';
