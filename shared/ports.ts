@@ -135,8 +135,9 @@ export interface AlertStore {
   /**
    * Store the cluster's records (spent ones are dropped by the caller). Throws
    * `ConcurrentUpdateError` when another writer saved since `version`; the caller re-plans.
+   * Resolves to the new version (for the next `save` of the same run).
    */
-  save(key: ClusterId, records: readonly AlertRecord[], version?: string): Promise<void>;
+  save(key: ClusterId, records: readonly AlertRecord[], version?: string): Promise<string>;
 }
 
 /** What a claim found: the event is now ours, another invocation holds it, or it was done. */

@@ -21,6 +21,8 @@ function recordsOf(n: number, now = '2026-11-29T12:00:00.000Z', big = false): Al
   const findings = Array.from({ length: n }, (_, i) =>
     createFinding({
       fingerprint: `fp-store-${i}`,
+      // One rule each: more than GROUP_ABOVE findings of one rule would be grouped into a digest.
+      ruleId: `test/rule-${i}`,
       ...(big ? { remediation: createRemediation({ terraform: `# ${'x'.repeat(2000)}\n`.repeat(2) }) } : {}),
     }),
   );

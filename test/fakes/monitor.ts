@@ -79,7 +79,9 @@ export function createFakeAlertStore(): FakeAlertStore {
         });
       }
       store.saves += 1;
-      items.set(k, { records: structuredClone([...records]), version: (current?.version ?? 0) + 1 });
+      const next = (current?.version ?? 0) + 1;
+      items.set(k, { records: structuredClone([...records]), version: next });
+      return String(next);
     },
   };
   return store;
