@@ -24,14 +24,25 @@ beforeAll(async () => {
 });
 afterAll(async () => db?.close());
 
+/** Deterministic hex, as varied as real role names (gzip cannot fold the records into one). */
+function hex(i: number, length: number): string {
+  let x = (i + 1) * 2654435761;
+  let out = '';
+  while (out.length < length) {
+    x = (x ^ (x >>> 13)) * 1274126177;
+    x = (x ^ (x >>> 16)) >>> 0;
+    out += x.toString(16).padStart(8, '0');
+  }
+  return out.slice(0, length);
+}
+
 /** One aws-auth entry whose groups merged into one string (a YAML slip), ~148 bytes. */
 function malformedEntry(i: number): string {
-  const id = String(i).padStart(4, '0');
   return [
-    `- rolearn: arn:aws:iam::111122223333:role/platform-team-${id}-deployer-role`,
-    `  username: platform-team-${id}-deployer`,
+    `- rolearn: arn:aws:iam::111122223333:role/svc-${hex(i, 18)}`,
+    `  username: svc-${hex(i + 7_000, 12)}`,
     '  groups:',
-    `    - deployers - team-${id}-admins`,
+    `    - deployers - team-${hex(i + 14_000, 20)}`,
   ].join('\n');
 }
 
