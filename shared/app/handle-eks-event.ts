@@ -100,8 +100,9 @@ export class EventProcessingError extends SentinelError {
 }
 
 /** A redelivery found the event in progress in another invocation: retried after the claim's expiry. */
-export class EventInProgressError extends Error {
+export class EventInProgressError extends SentinelError {
   override readonly name = 'EventInProgressError';
+  readonly code = 'event-in-progress';
 }
 
 export const IDEMPOTENCY_PREFIX = 'cloudtrail:';
