@@ -6,11 +6,14 @@
  * before anything is sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDynamoDbAlertStore } from '../../shared/adapters/dynamodb-alert-store.ts';
+import {
+  createDynamoDbAlertStore,
+  createDynamoDbClient,
+} from '../../shared/adapters/dynamodb-alert-store.ts';
 import { deliverAlerts } from '../../shared/app/deliver-alerts.ts';
 import { runSnapshot } from '../../shared/app/run-snapshot.ts';
 import { GROUP_LISTS } from '../../shared/core/alerts.ts';
-import { createStateTable, startDynalite } from '../adapters/dynamodb-helpers.ts';
+import { createStateTable, startDynalite, TEST_CREDENTIALS } from '../adapters/dynamodb-helpers.ts';
 import { loadScenario } from '../fakes/snapshot-builder.ts';
 import { createHarness, KEY, MONITOR } from './harness.ts';
 
@@ -55,7 +58,14 @@ describe('an alert storm of 6,000 malformed aws-auth entries (issue 8 case 5)', 
     awsAuth.data.data.mapRoles = `${awsAuth.data.data.mapRoles ?? ''}\n${slip}`;
     expect(Buffer.byteLength(awsAuth.data.data.mapRoles)).toBeGreaterThan(880_000);
 
-    const alerts = createDynamoDbAlertStore({ dynamodb: db.dynamodb, tableName: TABLE });
+    // Items near DynamoDB's size limit take dynalite a while on a loaded machine: a generous budget.
+    const dynamodb = createDynamoDbClient('eu-west-1', {
+      endpoint: db.endpoint,
+      credentials: TEST_CREDENTIALS,
+      maxAttempts: 1,
+      callBudgetMs: 60_000,
+    });
+    const alerts = createDynamoDbAlertStore({ dynamodb, tableName: TABLE });
     const channels = { sns: { minSeverity: 'low' as const }, slack: { minSeverity: 'high' as const } };
     const deps = {
       capture: h.cluster.deps,
