@@ -8,10 +8,11 @@
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
-import type { EventBridgeEvent } from 'aws-lambda';
+import type { Context, EventBridgeEvent } from 'aws-lambda';
 import { type HandleEksEventResult, handleEksEvent } from '../shared/app/handle-eks-event.ts';
 import { outcomeLog } from './lib/outcome-log.ts';
 import { coldStartConfig, logger, once } from './lib/runtime.ts';
+import { tryAccountOfFunctionArn } from './wiring/env.ts';
 import { createEventWiring } from './wiring/event.ts';
 
 const deps = once(() => createEventWiring(coldStartConfig(), process.env));
@@ -32,9 +33,17 @@ function correlation(event: CloudTrailEvent): Record<string, string> {
   return keys;
 }
 
-export async function onEvent(event: CloudTrailEvent): Promise<HandleEksEventResult> {
+export async function onEvent(
+  event: CloudTrailEvent,
+  context?: Pick<Context, 'getRemainingTimeInMillis' | 'invokedFunctionArn'>,
+): Promise<HandleEksEventResult> {
   logger.appendKeys(correlation(event));
-  return handleEksEvent(deps(), event);
+  // One deadline for the invocation; the account the monitor runs in (none under `invoke local`).
+  const accountId = tryAccountOfFunctionArn(context?.invokedFunctionArn);
+  return handleEksEvent(deps(), event, {
+    ...(context === undefined ? {} : { deadlineAt: Date.now() + context.getRemainingTimeInMillis() }),
+    ...(accountId === undefined ? {} : { accountId }),
+  });
 }
 
 export const handler = middy(onEvent)

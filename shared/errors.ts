@@ -59,6 +59,8 @@ export type SentinelErrorCode =
   | 'delivery-exhausted'
   /** `EventProcessingError`: processing a CloudTrail event failed (the claim was released). */
   | 'event-failed'
+  /** `EventInProgressError`: another invocation holds the event's in-progress claim (retried after it expires). */
+  | 'event-in-progress'
   /** `CliError`: bad usage or an unreadable input file of the CLI. */
   | 'usage';
 

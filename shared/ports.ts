@@ -135,15 +135,29 @@ export interface AlertStore {
   /**
    * Store the cluster's records (spent ones are dropped by the caller). Throws
    * `ConcurrentUpdateError` when another writer saved since `version`; the caller re-plans.
+   * Resolves to the new version (for the next `save` of the same run).
    */
-  save(key: ClusterId, records: readonly AlertRecord[], version?: string): Promise<void>;
+  save(key: ClusterId, records: readonly AlertRecord[], version?: string): Promise<string>;
 }
 
-/** Exactly-once gate for at-least-once deliveries (CloudTrail eventID). */
+/** What a claim found: the event is now ours, another invocation holds it, or it was done. */
+export type ClaimOutcome = 'claimed' | 'in-progress' | 'completed';
+
+/**
+ * Exactly-once gate for at-least-once deliveries (CloudTrail eventID), in two states:
+ * `IN_PROGRESS` until `inProgressUntil` (just past the invocation's own timeout, so a claim left
+ * by a timeout, an out-of-memory or a crash can be taken again by the retry), then `COMPLETED`
+ * for `ttlSeconds`.
+ */
 export interface IdempotencyStore {
-  /** True when the key is new and now claimed for `ttlSeconds`; false when seen before. */
-  claim(key: string, ttlSeconds: number): Promise<boolean>;
-  /** Give a claim back after a failure, so a redelivery is processed. */
+  /**
+   * Claim `key` as in progress until `inProgressUntil` (epoch ms). `in-progress` when another
+   * claim is held and not yet expired; `completed` when the work was done.
+   */
+  claim(key: string, options: { inProgressUntil: number; ttlSeconds: number }): Promise<ClaimOutcome>;
+  /** The work is done: the key answers `completed` for `ttlSeconds`. */
+  complete(key: string, ttlSeconds: number): Promise<void>;
+  /** Give an in-progress claim back after a failure, so a redelivery is processed at once. */
   release(key: string): Promise<void>;
 }
 

@@ -32,6 +32,7 @@ export function createEventWiring(config: SentinelConfig, env: Env): HandleEksEv
     monitorPrincipalArn: config.monitorPrincipalArn,
     followUpDelaySeconds: config.followUpDelaySeconds,
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+    regions: config.regions,
     kubeRefs: new Map<string, KubeClusterRef>(),
   };
 }

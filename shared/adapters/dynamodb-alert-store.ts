@@ -142,6 +142,7 @@ export function createDynamoDbAlertStore(options: DynamoDbStoreOptions): AlertSt
           },
         );
       }
+      const next = String((previous ?? 0) + 1);
       try {
         await client.send(
           new PutItemCommand({
@@ -149,7 +150,7 @@ export function createDynamoDbAlertStore(options: DynamoDbStoreOptions): AlertSt
             Item: {
               pk: { S: pk },
               sk: { S: ALERTS_SK },
-              version: { N: String((previous ?? 0) + 1) },
+              version: { N: next },
               updatedAt: { S: new Date().toISOString() },
               ...body,
             },
@@ -163,6 +164,7 @@ export function createDynamoDbAlertStore(options: DynamoDbStoreOptions): AlertSt
           }),
           budgetOptions(callBudgetMs),
         );
+        return next;
       } catch (error) {
         if (
           error instanceof ConditionalCheckFailedException ||

@@ -1,9 +1,12 @@
 /**
  * deliverAlerts: the alert lifecycle (shared/core/alerts.ts) wired to its state and its channels.
  *
- *   load → planAlerts → send per channel, in parallel (one failing channel never stops another)
- *   → settleDeliveries → save (optimistic; on ConcurrentUpdateError the whole plan runs once more
- *   on the state the other writer saved, without re-sending what the first attempt delivered)
+ *   load → planAlerts → save the plan, notices pending → send per channel, in parallel (one
+ *   failing channel never stops another) → settleDeliveries → save again, notices marked sent.
+ *   State is saved before anything is (re-)sent: a state that cannot be stored (too large, a
+ *   store failure) sends nothing, instead of sending every notice again on every run. Saves are
+ *   optimistic: on ConcurrentUpdateError the whole plan runs once more on the state the other
+ *   writer saved, without re-sending what this run delivered.
  *   → if a notice has now failed `maxAttempts` times, throw `DeliveryError` — after saving, so the
  *   pending notices stay stored while the Lambda retries, the message goes to the DLQ and the
  *   alarm fires.
@@ -14,6 +17,7 @@
 
 import {
   type AlertRecord,
+  CHANNELS,
   type Channel,
   type ChannelPolicy,
   type EvaluationScope,
@@ -164,6 +168,20 @@ export async function deliverAlerts(
       now: deps.clock.now().toISOString(),
       channels: policy,
     });
+    const anything = CHANNELS.some((c) => plan.outbox[c].length > 0);
+    let current = version;
+    if (anything) {
+      try {
+        current = await deps.alerts.save(
+          key,
+          plan.records.filter((r) => !isSpent(r)),
+          version,
+        );
+      } catch (error) {
+        if (!(error instanceof ConcurrentUpdateError) || attempt >= 3) throw error;
+        continue;
+      }
+    }
     const run = await sendAll(deps.senders, plan, deliveredThisRun);
     for (const id of run.delivered) deliveredThisRun.add(id);
     sent += run.sent;
@@ -171,10 +189,10 @@ export async function deliverAlerts(
     errors = run.errors;
     const next = settleDeliveries(plan.records, run.results, plan.outbox).filter((r) => !isSpent(r));
     try {
-      await deps.alerts.save(key, next, version);
+      await deps.alerts.save(key, next, current);
       saved = next;
     } catch (error) {
-      if (!(error instanceof ConcurrentUpdateError) || attempt >= 2) throw error;
+      if (!(error instanceof ConcurrentUpdateError) || attempt >= 3) throw error;
     }
   }
 

@@ -12,9 +12,25 @@
  * compute and roles come from the stored snapshot. A cluster never snapshotted is captured
  * without them (compute and IAM roles unreadable; the worker's follow-up captures it fully).
  *
- * The same eventID is processed once: a redelivery finds the claim and returns `duplicate`.
- * On failure the claim is released and the error rethrown, so EventBridge's retry (and then
- * the DLQ) gets a fresh attempt; the alert lifecycle keeps a retry from alerting twice.
+ * The same eventID is processed once, in two states (the semantics of Powertools Idempotency,
+ * implemented in `shared/adapters/dynamodb-idempotency.ts`): the claim is `IN_PROGRESS` until
+ * just past this invocation's own timeout (`deadlineAt` + `IN_PROGRESS_MARGIN_MS`), then
+ * `COMPLETED` for `idempotencyTtlSeconds` once the alert is delivered and the follow-up queued.
+ * A redelivery of a completed event is a `duplicate`; one that finds the event in progress throws
+ * `EventInProgressError`, so the asynchronous retry comes back after the in-progress expiry and
+ * takes the claim again if the first invocation timed out, ran out of memory or crashed. On a
+ * failure the claim is released at once and the error rethrown; the lifecycle keeps a retry from
+ * alerting twice.
+ *
+ * One deadline per invocation (`deadlineAt`, from `context.getRemainingTimeInMillis()`): every
+ * read is budgeted from it and the reads run concurrently, and `DELIVERY_RESERVE_MS` (at most a
+ * third of the invocation) is kept for what must happen — the alert and the follow-up. A fresh
+ * read of aws-auth or the access entries still running then is given up (the stored version is
+ * used, named in `staleSources`); DescribeCluster or the stored snapshot not read by then fails
+ * the invocation (released, retried).
+ *
+ * A record from another account than the monitor's own, or from a Region it is not configured
+ * for, is ignored with its reason: it would be simulated against a snapshot of another cluster.
  */
 import { parseEksEvent } from '../core/cloudtrail.ts';
 import { dedupeFindings, diffSnapshots, whatIf } from '../core/engine.ts';
@@ -49,6 +65,8 @@ export interface HandleEksEventDeps {
   monitorPrincipalArn: string;
   followUpDelaySeconds: number;
   idempotencyTtlSeconds: number;
+  /** The Regions the monitor watches (`SENTINEL_REGIONS`); a record from another Region is ignored. */
+  regions?: readonly string[];
   /** API endpoint and CA per cluster (`clusterIdKey`), kept across warm invocations (saves a round trip). */
   kubeRefs?: Map<string, KubeClusterRef>;
 }
@@ -81,7 +99,66 @@ export class EventProcessingError extends SentinelError {
   }
 }
 
+/** A redelivery found the event in progress in another invocation: retried after the claim's expiry. */
+export class EventInProgressError extends SentinelError {
+  override readonly name = 'EventInProgressError';
+  readonly code = 'event-in-progress';
+}
+
 export const IDEMPOTENCY_PREFIX = 'cloudtrail:';
+/** The in-progress claim outlives the invocation's deadline by this much (clock skew, the runtime's own shutdown). */
+export const IN_PROGRESS_MARGIN_MS = 5_000;
+/** Kept from the deadline for the alert and the follow-up (at most a third of the invocation). */
+export const DELIVERY_RESERVE_MS = 8_000;
+/** The budget when the caller gives no deadline (the onEksEvent timeout). */
+export const DEFAULT_INVOCATION_MS = 30_000;
+
+export interface HandleEksEventOptions {
+  /** When the invocation ends (epoch ms): `Date.now() + context.getRemainingTimeInMillis()`. */
+  deadlineAt?: number;
+  /** The monitor's own account (from the function ARN); a record of another account is ignored. */
+  accountId?: string;
+}
+
+/** `promise`, or a `timeout` CollectionError once `deadlineAt` has passed (the read keeps running, unused). */
+function byDeadline<T>(
+  promise: Promise<T>,
+  deadlineAt: number,
+  what: { service: 'eks' | 'kubernetes'; operation: string; cluster: string },
+): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new CollectionError(
+            `${what.operation} of ${what.cluster}: not answered within the invocation's deadline`,
+            {
+              code: 'timeout',
+              ...what,
+            },
+          ),
+        ),
+      Math.max(0, deadlineAt - Date.now()),
+    );
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/** Why a record is not this monitor's to handle, or undefined. */
+function foreignReason(
+  deps: HandleEksEventDeps,
+  options: HandleEksEventOptions,
+  at: { accountId: string; region: string },
+): string | undefined {
+  if (options.accountId !== undefined && at.accountId !== options.accountId) {
+    return `recipientAccountId ${at.accountId} is not the monitor's account ${options.accountId}`;
+  }
+  if (deps.regions !== undefined && !deps.regions.includes(at.region)) {
+    return `awsRegion ${at.region} is not one of the monitored Regions (${deps.regions.join(', ')})`;
+  }
+  return undefined;
+}
 
 function sameRef(a: KubeClusterRef, b: KubeClusterRef): boolean {
   return a.endpoint === b.endpoint && a.certificateAuthorityData === b.certificateAuthorityData;
@@ -113,6 +190,7 @@ function blindReaders(deps: HandleEksEventDeps): CaptureDeps {
 export async function handleEksEvent(
   deps: HandleEksEventDeps,
   event: unknown,
+  options: HandleEksEventOptions = {},
 ): Promise<HandleEksEventResult> {
   const parsed = parseEksEvent(event);
   if (parsed.kind === 'ignored') {
@@ -126,25 +204,51 @@ export async function handleEksEvent(
   if (parsed.kind === 'invalid') return { outcome: 'invalid', reason: parsed.reason };
 
   const { eventId, eventName, clusterName, region, accountId, change } = parsed;
+  const foreign = foreignReason(deps, options, { accountId, region });
+  if (foreign !== undefined) return { outcome: 'ignored', reason: foreign, eventId, eventName };
   const key: ClusterId = { accountId, region, clusterName };
   const eks = deps.eks(region);
   const refKey = clusterIdKey(key);
   const cachedRef = deps.kubeRefs?.get(refKey);
+  const startedAt = Date.now();
+  const deadlineAt = options.deadlineAt ?? startedAt + DEFAULT_INVOCATION_MS;
+  const readsUntil = deadlineAt - Math.min(DELIVERY_RESERVE_MS, Math.max(0, deadlineAt - startedAt) / 3);
+  const eksRead = (operation: string) => ({ service: 'eks' as const, operation, cluster: clusterName });
+  const awsAuthRead = {
+    service: 'kubernetes' as const,
+    operation: 'get configmap aws-auth',
+    cluster: clusterName,
+  };
+  const idempotencyKey = `${IDEMPOTENCY_PREFIX}${eventId}`;
 
-  // Round 1: everything independent at once. The claim decides whether the reads are used.
+  // Round 1: everything independent at once, each read bounded by the one deadline. The claim
+  // decides whether the reads are used.
   const [claimed, previous, described, awsAuthCached, entries] = await Promise.all([
-    settle(deps.idempotency.claim(`${IDEMPOTENCY_PREFIX}${eventId}`, deps.idempotencyTtlSeconds)),
-    settle(deps.snapshots.latest(key)),
-    settle(eks.describeCluster(clusterName)),
-    cachedRef === undefined ? Promise.resolve(undefined) : settle(deps.kube.awsAuth(cachedRef)),
-    settle(eks.accessEntries(clusterName)),
+    settle(
+      deps.idempotency.claim(idempotencyKey, {
+        inProgressUntil: deadlineAt + IN_PROGRESS_MARGIN_MS,
+        ttlSeconds: deps.idempotencyTtlSeconds,
+      }),
+    ),
+    settle(byDeadline(deps.snapshots.latest(key), readsUntil, eksRead('GetObject (stored snapshot)'))),
+    settle(byDeadline(eks.describeCluster(clusterName), readsUntil, eksRead('DescribeCluster'))),
+    cachedRef === undefined
+      ? Promise.resolve(undefined)
+      : settle(byDeadline(deps.kube.awsAuth(cachedRef), readsUntil, awsAuthRead)),
+    settle(byDeadline(eks.accessEntries(clusterName), readsUntil, eksRead('ListAccessEntries'))),
   ]);
   if (!claimed.ok) throw claimed.error;
-  if (!claimed.value) return { outcome: 'duplicate', eventId, eventName, cluster: clusterName, region };
+  if (claimed.value === 'completed') {
+    return { outcome: 'duplicate', eventId, eventName, cluster: clusterName, region };
+  }
+  if (claimed.value === 'in-progress') {
+    throw new EventInProgressError(
+      `${eventName} ${eventId} on ${region}/${clusterName} is being processed by another invocation; retry after its claim expires`,
+    );
+  }
 
   try {
     if (!described.ok) throw described.error;
-    if (!previous.ok) throw previous.error;
     const cluster = described.value;
     const ref = kubeClusterRef(cluster, key);
     deps.kubeRefs?.set(refKey, ref);
@@ -153,18 +257,25 @@ export async function handleEksEvent(
     let basis: 'stored-snapshot' | 'bootstrap-capture';
     let before: ClusterSnapshot;
     let staleSources: string[] = [];
-    if (previous.value === undefined) {
+    // A stored snapshot that cannot be read or validated is no previous snapshot (issue 8 case 6):
+    // the worker's next run reports it (monitor/source-unavailable) and stores a fresh one.
+    const stored = previous.ok ? previous.value : undefined;
+    if (stored === undefined) {
       basis = 'bootstrap-capture';
-      before = await captureSnapshot(blindReaders(deps), key);
+      before = await byDeadline(
+        captureSnapshot(blindReaders(deps), key),
+        readsUntil,
+        eksRead('bootstrap capture'),
+      );
     } else {
       basis = 'stored-snapshot';
       // aws-auth with the remembered endpoint, unless it changed or was not known.
       const awsAuth =
         awsAuthCached !== undefined && cachedRef !== undefined && sameRef(cachedRef, ref)
           ? awsAuthCached
-          : await settle(deps.kube.awsAuth(ref));
+          : await settle(byDeadline(deps.kube.awsAuth(ref), readsUntil, awsAuthRead));
       ({ snapshot: before, staleSources } = refreshVolatile(
-        previous.value,
+        stored,
         { cluster, awsAuth, accessEntries: entries },
         deps.clock.now().toISOString(),
       ));
@@ -174,7 +285,7 @@ export async function handleEksEvent(
     const predicted = whatIf(before, change, options).findings;
     // EKS's side effect may already have happened before the fresh read: what changed since the
     // stored snapshot is reported too (only opens; the worker's state evaluation resolves).
-    const already = previous.value === undefined ? [] : diffSnapshots(previous.value, before, options);
+    const already = stored === undefined ? [] : diffSnapshots(stored, before, options);
     // Blindness is the worker's to report (from a full capture), never the event path's.
     const findings = dedupeFindings([...predicted, ...already]).filter(
       (f) => f.ruleId !== SOURCE_UNAVAILABLE,
@@ -189,6 +300,7 @@ export async function handleEksEvent(
       deps.deliver(key, findings, { kind: 'change' }),
       deps.queue.enqueue([followUp], deps.followUpDelaySeconds),
     ]);
+    await deps.idempotency.complete(idempotencyKey, deps.idempotencyTtlSeconds);
     return {
       outcome: 'alerted',
       eventId,
@@ -203,7 +315,7 @@ export async function handleEksEvent(
       followUpQueued: true,
     };
   } catch (error) {
-    await deps.idempotency.release(`${IDEMPOTENCY_PREFIX}${eventId}`).catch(() => undefined);
+    await deps.idempotency.release(idempotencyKey).catch(() => undefined);
     throw new EventProcessingError(
       `${eventName} ${eventId} on ${region}/${clusterName}: ${safeErrorMessage(error)}`,
       {

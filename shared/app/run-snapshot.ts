@@ -13,10 +13,17 @@
  *
  * The snapshot is stored after delivery: when delivery throws, the next run diffs against the
  * same previous snapshot again, so a transition finding is never lost.
+ *
+ * A stored snapshot that cannot be read or validated (an older format, a damaged object, a read
+ * that fails) is treated as "no previous snapshot": the run evaluates the fresh capture, reports
+ * `monitor/source-unavailable` for subject `stored-snapshot` naming the object, and stores the
+ * fresh snapshot over it — one run without transition findings instead of a cluster that throws
+ * on every run until someone deletes the object.
  */
 
 import { hasSettled } from '../core/change.ts';
 import { assessSince, clusterUnreadableFinding } from '../core/engine.ts';
+import { fingerprintOf } from '../core/fingerprint.ts';
 import type { ClusterId, ClusterSnapshot, Finding, Trigger } from '../core/model.ts';
 import { safeErrorMessage } from '../errors.ts';
 import type {
@@ -56,7 +63,8 @@ export interface RunSnapshotResult {
   /** `monitor/source-unavailable` findings (the monitor is blind there): the alarm's metric. */
   sourceUnavailable: number;
   delivery: DeliverySummary;
-  previous: 'found' | 'none';
+  /** `unreadable`: a stored snapshot exists but could not be read or validated (treated as none). */
+  previous: 'found' | 'none' | 'unreadable';
   followUp?: FollowUpOutcome;
   error?: string;
 }
@@ -74,6 +82,36 @@ export function evaluateSnapshot(
   return assessSince(current, previous, options);
 }
 
+/** The object a store error names (`resource`, e.g. `s3://bucket/key`), when it names one. */
+function resourceOf(error: unknown): string | undefined {
+  const resource = (error as { resource?: unknown } | undefined)?.resource;
+  return typeof resource === 'string' ? resource : undefined;
+}
+
+/**
+ * The stored snapshot could not be read or validated: the monitor cannot see what changed since
+ * the last run (transition rules), though the state findings of the fresh capture stand.
+ */
+export function storedSnapshotUnreadableFinding(key: ClusterId, error: unknown, trigger: Trigger): Finding {
+  const ruleId = SOURCE_UNAVAILABLE;
+  const object = resourceOf(error) ?? 'the stored snapshot';
+  const message = safeErrorMessage(error);
+  return {
+    ruleId,
+    severity: 'medium',
+    cluster: { accountId: key.accountId, region: key.region, name: key.clusterName },
+    subject: 'stored-snapshot',
+    title: `Cannot read the stored snapshot of ${key.clusterName} (${object}): changes since the last run are not evaluated`,
+    detail: `${message}. The run continues as if no snapshot had been stored, and stores the fresh one in its place.`,
+    evidence: { source: 'stored-snapshot', object, error: message },
+    remediation: {
+      summary: `Nothing to do if the next run reads it again. If it keeps failing, check the monitor's s3:GetObject access to ${object}.`,
+    },
+    trigger,
+    fingerprint: fingerprintOf([ruleId, key.accountId, key.region, key.clusterName, 'stored-snapshot', '']),
+  };
+}
+
 function keyOf(item: ClusterWorkItem): ClusterId {
   return { accountId: item.accountId, region: item.region, clusterName: item.clusterName };
 }
@@ -83,10 +121,17 @@ export async function runSnapshot(deps: RunSnapshotDeps, item: ClusterWorkItem):
   const trigger: Trigger = item.followUp === undefined ? 'schedule' : `event:${item.followUp.eventName}`;
   const base = { cluster: key.clusterName, region: key.region };
 
-  const [captured, previous] = await Promise.all([
+  const [captured, stored] = await Promise.all([
     settle(captureSnapshot(deps.capture, key)),
-    deps.snapshots.latest(key),
+    settle(deps.snapshots.latest(key)),
   ]);
+  const previous = stored.ok ? stored.value : undefined;
+  const previousState: RunSnapshotResult['previous'] = !stored.ok
+    ? 'unreadable'
+    : previous
+      ? 'found'
+      : 'none';
+  const storeFindings = stored.ok ? [] : [storedSnapshotUnreadableFinding(key, stored.error, trigger)];
 
   if (!captured.ok) {
     const error = safeErrorMessage(captured.error);
@@ -98,19 +143,19 @@ export async function runSnapshot(deps: RunSnapshotDeps, item: ClusterWorkItem):
         findings: 0,
         sourceUnavailable: 0,
         delivery: NO_DELIVERY,
-        previous: previous ? 'found' : 'none',
+        previous: previousState,
         error,
       };
     }
-    const finding = clusterUnreadableFinding(key, error, trigger);
-    const delivery = await deps.deliver(key, [finding], { kind: 'state' });
+    const unreadable = [clusterUnreadableFinding(key, error, trigger), ...storeFindings];
+    const delivery = await deps.deliver(key, unreadable, { kind: 'state' });
     const result: RunSnapshotResult = {
       ...base,
       outcome: 'unreadable',
-      findings: 1,
-      sourceUnavailable: 1,
+      findings: unreadable.length,
+      sourceUnavailable: unreadable.length,
       delivery,
-      previous: previous ? 'found' : 'none',
+      previous: previousState,
       error,
     };
     if (item.followUp !== undefined) result.followUp = await continueFollowUp(deps, item, false);
@@ -118,10 +163,10 @@ export async function runSnapshot(deps: RunSnapshotDeps, item: ClusterWorkItem):
   }
 
   const current = captured.value;
-  const findings = evaluateSnapshot(current, previous, {
-    trigger,
-    monitorPrincipalArn: deps.monitorPrincipalArn,
-  });
+  const findings = [
+    ...evaluateSnapshot(current, previous, { trigger, monitorPrincipalArn: deps.monitorPrincipalArn }),
+    ...storeFindings,
+  ];
   const delivery = await deps.deliver(key, findings, { kind: 'state' });
   const result: RunSnapshotResult = {
     ...base,
@@ -129,7 +174,7 @@ export async function runSnapshot(deps: RunSnapshotDeps, item: ClusterWorkItem):
     findings: findings.length,
     sourceUnavailable: findings.filter((f) => f.ruleId === SOURCE_UNAVAILABLE && f.severity !== 'low').length,
     delivery,
-    previous: previous ? 'found' : 'none',
+    previous: previousState,
   };
   if (item.followUp !== undefined) {
     const settled = hasSettled(item.followUp.change, current);

@@ -12,9 +12,17 @@
  *   - findings of a change (what-if rules) resolve when the change has settled (`settled`) —
  *     silently when a state finding about the same subject is open (the prediction came true and
  *     the state finding now carries the alert).
+ *
+ * Bounded by design: above `GROUP_ABOVE` findings of one rule on one cluster, one digest finding
+ * (listing the first `GROUP_LISTS` subjects and the count) stands for them all — one record, one
+ * notice per channel instead of thousands (6,000 malformed aws-auth entries once made 6,000 SNS
+ * and 6,000 Slack notices per run, in a state too large for its DynamoDB item). While a rule is
+ * grouped, the open records of its single findings close silently and their pending notices are
+ * dropped: the digest carries them.
  */
+import { fingerprintOf } from './fingerprint.ts';
 import type { ClusterRef, Finding, Severity } from './model.ts';
-import { severityRank } from './model.ts';
+import { compareFindings, severityRank } from './model.ts';
 import { RULES } from './rules/registry.ts';
 
 export type Channel = 'sns' | 'slack';
@@ -124,12 +132,66 @@ function enqueue(
   }
 }
 
+/**
+ * Above this many findings of one rule on one cluster they are grouped into one digest. 20 keeps
+ * every real incident itemised (the scenarios raise at most a handful per rule) while bounding a
+ * cluster's state to about 20 records per rule, well inside one DynamoDB item.
+ */
+export const GROUP_ABOVE = 20;
+/** A digest names this many subjects, the most severe first, and counts the rest. */
+export const GROUP_LISTS = 10;
+
+const groupKey = (f: Pick<Finding, 'ruleId' | 'cluster'>) =>
+  `${f.cluster.accountId}\u0000${f.cluster.region}\u0000${f.cluster.name}\u0000${f.ruleId}`;
+
+function digestOf(members: readonly Finding[]): Finding {
+  const sorted = [...members].sort(compareFindings);
+  const first = sorted[0] as Finding;
+  const listed = sorted.slice(0, GROUP_LISTS);
+  const more = sorted.length - listed.length;
+  const { accountId, region, name } = first.cluster;
+  return {
+    ruleId: first.ruleId,
+    severity: first.severity,
+    cluster: first.cluster,
+    subject: `${sorted.length} subjects`,
+    title: `${sorted.length} findings of ${first.ruleId} on ${name} (grouped), e.g. ${first.title}`,
+    detail: [
+      ...listed.map((f) => `- ${f.subject}: ${f.title}`),
+      ...(more > 0 ? [`…and ${more} more of the same rule.`] : []),
+    ].join('\n'),
+    evidence: { grouped: sorted.length, subjects: listed.map((f) => f.subject) },
+    ...(first.remediation === undefined ? {} : { remediation: { summary: first.remediation.summary } }),
+    trigger: first.trigger,
+    fingerprint: fingerprintOf([first.ruleId, accountId, region, name, 'digest', '']),
+  };
+}
+
+/** Findings with every rule of more than `GROUP_ABOVE` findings on a cluster replaced by its digest. */
+export function groupFindings(findings: readonly Finding[]): { findings: Finding[]; grouped: Set<string> } {
+  const byRule = new Map<string, Finding[]>();
+  for (const f of findings) {
+    const list = byRule.get(groupKey(f)) ?? [];
+    list.push(f);
+    byRule.set(groupKey(f), list);
+  }
+  const grouped = new Set([...byRule].filter(([, list]) => list.length > GROUP_ABOVE).map(([k]) => k));
+  const out: Finding[] = [];
+  for (const f of findings) {
+    const k = groupKey(f);
+    if (!grouped.has(k)) out.push(f);
+    else if (byRule.get(k)?.[0] === f) out.push(digestOf(byRule.get(k) ?? []));
+  }
+  return { findings: out, grouped };
+}
+
 export function planAlerts(input: LifecycleInput): LifecycleResult {
   const { scope, now, channels } = input;
   const byPrint = new Map(input.records.map((r) => [r.fingerprint, structuredClone(r)] as const));
   const seen = new Set<string>();
+  const { findings, grouped } = groupFindings(input.findings);
 
-  for (const finding of input.findings) {
+  for (const finding of findings) {
     seen.add(finding.fingerprint);
     const record = byPrint.get(finding.fingerprint);
     if (!record || record.status === 'resolved') {
@@ -173,6 +235,18 @@ export function planAlerts(input: LifecycleInput): LifecycleResult {
       .map((r) => r.finding.subject.toLowerCase()),
   );
   for (const r of byPrint.values()) {
+    // Absorbed into a digest: closed silently, its pending notices dropped (the digest carries them).
+    if (
+      scope.kind !== 'change' &&
+      r.status === 'open' &&
+      !seen.has(r.fingerprint) &&
+      grouped.has(groupKey(r.finding))
+    ) {
+      r.status = 'resolved';
+      r.lastSeen = now;
+      r.pending = {};
+      continue;
+    }
     if (!mayResolve(r)) continue;
     r.status = 'resolved';
     r.lastSeen = now;

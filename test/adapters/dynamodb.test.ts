@@ -21,6 +21,8 @@ function recordsOf(n: number, now = '2026-11-29T12:00:00.000Z', big = false): Al
   const findings = Array.from({ length: n }, (_, i) =>
     createFinding({
       fingerprint: `fp-store-${i}`,
+      // One rule each: more than GROUP_ABOVE findings of one rule would be grouped into a digest.
+      ruleId: `test/rule-${i}`,
       ...(big ? { remediation: createRemediation({ terraform: `# ${'x'.repeat(2000)}\n`.repeat(2) }) } : {}),
     }),
   );
@@ -148,44 +150,81 @@ describe('createDynamoDbAlertStore', () => {
   });
 });
 
-describe('createDynamoDbIdempotencyStore', () => {
-  it('claims a new key once; a second claim is refused', async () => {
-    const store = createDynamoDbIdempotencyStore({ dynamodb: db.dynamodb, tableName: TABLE });
-    expect(await store.claim('event-a', 3600)).toBe(true);
-    expect(await store.claim('event-a', 3600)).toBe(false);
+describe('createDynamoDbIdempotencyStore (two states: IN_PROGRESS, then COMPLETED)', () => {
+  const T0 = '2026-11-29T12:00:00.000Z';
+  const lease = (clock: { now(): Date }, ms = 35_000) => ({
+    inProgressUntil: clock.now().getTime() + ms,
+    ttlSeconds: 86_400,
+  });
+
+  it('claims a new key once; a second claim finds it in progress, and completed once completed', async () => {
+    const clock = createFakeClock(T0);
+    const store = createDynamoDbIdempotencyStore({ dynamodb: db.dynamodb, tableName: TABLE, clock });
+    expect(await store.claim('event-a', lease(clock))).toBe('claimed');
+    expect(await store.claim('event-a', lease(clock))).toBe('in-progress');
+    await store.complete('event-a', 86_400);
+    expect(await store.claim('event-a', lease(clock))).toBe('completed');
   });
 
   it('lets exactly one of concurrent claims of the same key win', async () => {
-    const store = createDynamoDbIdempotencyStore({ dynamodb: db.dynamodb, tableName: TABLE });
-    const results = await Promise.all(Array.from({ length: 5 }, () => store.claim('event-race', 3600)));
-    expect(results.filter(Boolean)).toHaveLength(1);
-  });
-
-  it('claims again after release', async () => {
-    const store = createDynamoDbIdempotencyStore({ dynamodb: db.dynamodb, tableName: TABLE });
-    expect(await store.claim('event-b', 3600)).toBe(true);
-    await store.release('event-b');
-    expect(await store.claim('event-b', 3600)).toBe(true);
-  });
-
-  it('claims again once the TTL has passed, even before DynamoDB deleted the item', async () => {
-    const clock = createFakeClock('2026-11-29T12:00:00.000Z');
+    const clock = createFakeClock(T0);
     const store = createDynamoDbIdempotencyStore({ dynamodb: db.dynamodb, tableName: TABLE, clock });
-    expect(await store.claim('event-c', 60)).toBe(true);
-    clock.advance(59_000);
-    expect(await store.claim('event-c', 60)).toBe(false);
-    clock.advance(2_000);
-    expect(await store.claim('event-c', 60)).toBe(true);
-  });
-
-  it('writes pk event#<key> with expiresAt in epoch seconds', async () => {
-    const clock = createFakeClock('2026-11-29T12:00:00.000Z');
-    const store = createDynamoDbIdempotencyStore({ dynamodb: db.dynamodb, tableName: TABLE, clock });
-    await store.claim('event-d', 86_400);
-    const out = await db.dynamodb.client.send(
-      new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'event#event-d' }, sk: { S: 'event' } } }),
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => store.claim('event-race', lease(clock))),
     );
-    expect(Number(out.Item?.expiresAt?.N)).toBe(Date.parse('2026-11-29T12:00:00.000Z') / 1000 + 86_400);
+    expect(results.filter((r) => r === 'claimed')).toHaveLength(1);
+  });
+
+  it('claims again after release; release never removes a completed claim', async () => {
+    const clock = createFakeClock(T0);
+    const store = createDynamoDbIdempotencyStore({ dynamodb: db.dynamodb, tableName: TABLE, clock });
+    expect(await store.claim('event-b', lease(clock))).toBe('claimed');
+    await store.release('event-b');
+    expect(await store.claim('event-b', lease(clock))).toBe('claimed');
+    await store.complete('event-b', 86_400);
+    await store.release('event-b');
+    expect(await store.claim('event-b', lease(clock))).toBe('completed');
+  });
+
+  it('an in-progress claim left by a crash is taken again once its in-progress expiry has passed (not after 24 h)', async () => {
+    const clock = createFakeClock(T0);
+    const store = createDynamoDbIdempotencyStore({ dynamodb: db.dynamodb, tableName: TABLE, clock });
+    expect(await store.claim('event-c', lease(clock, 35_000))).toBe('claimed');
+    clock.advance(34_000);
+    expect(await store.claim('event-c', lease(clock))).toBe('in-progress');
+    clock.advance(2_000);
+    expect(await store.claim('event-c', lease(clock))).toBe('claimed');
+  });
+
+  it('a completed claim answers completed until its TTL, then the key is new again', async () => {
+    const clock = createFakeClock(T0);
+    const store = createDynamoDbIdempotencyStore({ dynamodb: db.dynamodb, tableName: TABLE, clock });
+    await store.claim('event-e', lease(clock));
+    await store.complete('event-e', 60);
+    clock.advance(59_000);
+    expect(await store.claim('event-e', lease(clock))).toBe('completed');
+    clock.advance(2_000);
+    expect(await store.claim('event-e', lease(clock))).toBe('claimed');
+  });
+
+  it('writes pk event#<key>, status, inProgressExpiresAt (ms) and expiresAt (s, the TTL)', async () => {
+    const clock = createFakeClock(T0);
+    const store = createDynamoDbIdempotencyStore({ dynamodb: db.dynamodb, tableName: TABLE, clock });
+    await store.claim('event-d', lease(clock, 35_000));
+    const read = async () =>
+      (
+        await db.dynamodb.client.send(
+          new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'event#event-d' }, sk: { S: 'event' } } }),
+        )
+      ).Item;
+    const claimed = await read();
+    expect(claimed?.status?.S).toBe('IN_PROGRESS');
+    expect(Number(claimed?.inProgressExpiresAt?.N)).toBe(Date.parse(T0) + 35_000);
+    expect(Number(claimed?.expiresAt?.N)).toBe(Date.parse(T0) / 1000 + 86_400);
+    await store.complete('event-d', 86_400);
+    const done = await read();
+    expect(done?.status?.S).toBe('COMPLETED');
+    expect(Number(done?.expiresAt?.N)).toBe(Date.parse(T0) / 1000 + 86_400);
   });
 
   it('releasing a key never claimed is not an error', async () => {

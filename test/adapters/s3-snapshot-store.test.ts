@@ -1,46 +1,24 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createS3Client,
+  type createS3Client,
   createS3SnapshotStore,
   snapshotKey,
 } from '../../shared/adapters/s3-snapshot-store.ts';
 import type { ClusterId, ClusterSnapshot } from '../../shared/core/model.ts';
 import { MonitorIoError } from '../../shared/errors.ts';
+import { startS3rver } from './s3rver-helpers.ts';
 import { loadScenario } from './sandbox-helpers.ts';
 
 const BUCKET = 'sentinel-snapshots';
-let server: S3rver;
-let dir: string;
+let local: Awaited<ReturnType<typeof startS3rver>>;
 let s3: ReturnType<typeof createS3Client>;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 's3rver-'));
-  server = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    silent: true,
-    directory: dir,
-    configureBuckets: [{ name: BUCKET }],
-  });
-  const { port } = await server.run();
-  s3 = createS3Client('eu-west-1', {
-    endpoint: `http://127.0.0.1:${port}`,
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-    maxAttempts: 1,
-    callBudgetMs: 5000,
-  });
+  local = await startS3rver(BUCKET);
+  s3 = local.s3;
 });
-afterAll(async () => {
-  s3?.client.destroy();
-  await server?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(async () => local?.close());
 
 function anySnapshot(): ClusterSnapshot {
   return loadScenario('a-karpenter-shares-last-nodegroup-role');

@@ -112,7 +112,8 @@ describe('deliverAlerts', () => {
     });
     expect(e.exhausted.slack).toBeUndefined();
     expect(e.message).toContain('prod (account 111122223333, region eu-west-1)');
-    expect(alerts.saves).toBe(savesBefore + 1);
+    // Saved twice: the plan with its notices pending (before sending), then the attempts counted.
+    expect(alerts.saves).toBe(savesBefore + 2);
     expect(stored(alerts)[0]?.pending.sns?.[0]?.attempts).toBe(3);
 
     sns.failing = undefined;
@@ -130,12 +131,13 @@ describe('deliverAlerts', () => {
     expect(stored(alerts).map((r) => r.fingerprint)).toEqual(['fp-race']);
   });
 
-  it('gives up with the ConcurrentUpdateError when the retry loses as well', async () => {
-    const { alerts, run } = setup();
-    alerts.loseNextSaves(2);
+  it('gives up with the ConcurrentUpdateError when both retries lose as well, having sent nothing', async () => {
+    const { alerts, sns, run } = setup();
+    alerts.loseNextSaves(3);
     await expect(run([createFinding({ fingerprint: 'fp-race-2' })])).rejects.toMatchObject({
       name: 'ConcurrentUpdateError',
     });
+    expect(sns.delivered).toHaveLength(0);
   });
 
   it('queues nothing for a channel that has a policy but no sender', async () => {

@@ -159,3 +159,60 @@ describe('handleEksEvent', () => {
     ]);
   });
 });
+
+describe('handleEksEvent: the record must be of the monitor account and Regions (issue 8 case 10)', () => {
+  it('ignores a record of another account, with the reason, and reads nothing', async () => {
+    const { h, deps, ready } = setup();
+    await ready;
+    const record = loadRecord('delete-nodegroup');
+    const detail = record.detail as Record<string, unknown>;
+    detail.recipientAccountId = '999988887777';
+    const result = await handleEksEvent(deps, record, { accountId: '111122223333' });
+    expect(result).toMatchObject({ outcome: 'ignored' });
+    expect((result as { reason: string }).reason).toContain('999988887777');
+    expect(h.cluster.calls).toEqual([]);
+    expect(h.idempotency.claims.size).toBe(0);
+    expect(h.slack.delivered.length + h.sns.delivered.length).toBe(0);
+  });
+
+  it('ignores a record of a Region the monitor is not configured for', async () => {
+    const { h, deps, ready } = setup();
+    await ready;
+    const result = await handleEksEvent({ ...deps, regions: ['us-east-1'] }, loadRecord('delete-nodegroup'), {
+      accountId: '111122223333',
+    });
+    expect(result).toMatchObject({ outcome: 'ignored' });
+    expect((result as { reason: string }).reason).toContain('eu-west-1');
+    expect(h.cluster.calls).toEqual([]);
+  });
+
+  it('handles the record of its own account and Region', async () => {
+    const { deps, ready } = setup();
+    await ready;
+    const result = await handleEksEvent({ ...deps, regions: ['eu-west-1'] }, loadRecord('delete-nodegroup'), {
+      accountId: '111122223333',
+    });
+    expect(result.outcome).toBe('alerted');
+  });
+});
+
+describe('handleEksEvent: one deadline for the invocation (issue 8 case 4)', () => {
+  it('a fresh read still running at the deadline is given up: the alert goes out from the stored version', async () => {
+    const { h, deps, ready } = setup();
+    await ready;
+    const hung = {
+      ...deps,
+      kube: { ...deps.kube, awsAuth: () => new Promise<never>(() => undefined) },
+      eks: (region: string) => ({
+        ...deps.eks(region),
+        accessEntries: () => new Promise<never>(() => undefined),
+      }),
+    };
+    const result = await handleEksEvent(hung, loadRecord('delete-nodegroup'), {
+      deadlineAt: Date.now() + 900,
+    });
+    expect(result).toMatchObject({ outcome: 'alerted', staleSources: ['awsAuth'] });
+    expect(criticalOf(h.slack.delivered)).toContain('nodegroup/deletion-orphans-role');
+    expect([...h.idempotency.claims.values()].map((c) => c.status)).toEqual(['COMPLETED']);
+  });
+});

@@ -20,7 +20,8 @@ interface Statement {
   Sid?: string;
   Effect: string;
   Action: string | string[];
-  Resource: unknown;
+  Resource?: unknown;
+  NotResource?: unknown;
   Condition?: Json;
 }
 
@@ -195,6 +196,8 @@ describe('serverless package (offline)', () => {
       });
     expect(outside).toEqual([]);
     for (const { statement } of roleStatements()) {
+      // The one Deny narrows iam:GetRole to this account's roles (asserted below).
+      if (statement.Sid === 'GetRoleOfThisAccountOnly') continue;
       expect(statement.Effect).toBe('Allow');
       for (const a of actionsOf(statement)) expect(a).not.toContain('*');
     }
@@ -223,6 +226,45 @@ describe('serverless package (offline)', () => {
         for (const id of ids) expect(template.Resources, `${role} refers to ${id}`).toHaveProperty(id);
       }
     }
+  });
+
+  it("iam:GetRole reaches this account's roles only (issue 8 case 10)", () => {
+    const statements = roleStatements();
+    const readers = new Set(
+      statements
+        .filter(
+          ({ statement }) => statement.Effect === 'Allow' && actionsOf(statement).includes('iam:GetRole'),
+        )
+        .map(({ role }) => role),
+    );
+    expect([...readers].sort()).toEqual(['ReportRole', 'SnapshotWorkerRole']);
+    for (const role of readers) {
+      const deny = statements.find(
+        (s) =>
+          s.role === role && s.statement.Effect === 'Deny' && actionsOf(s.statement).includes('iam:GetRole'),
+      );
+      expect(deny?.statement.NotResource, role).toEqual({
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub, not a template
+        'Fn::Sub': 'arn:${AWS::Partition}:iam::${AWS::AccountId}:role/*',
+      });
+    }
+  });
+
+  it('onEksEvent reads and writes only its own table items, and deletes only idempotency claims (issue 8 case 10)', () => {
+    const dynamo = roleStatements().filter(
+      ({ role, statement }) =>
+        role === 'OnEksEventRole' && actionsOf(statement).some((a) => a.startsWith('dynamodb:')),
+    );
+    expect(dynamo.length).toBeGreaterThan(0);
+    const leadingKeys = (s: Statement) =>
+      ((s.Condition?.['ForAllValues:StringLike'] as Json | undefined)?.['dynamodb:LeadingKeys'] ??
+        []) as unknown[];
+    for (const { statement } of dynamo) expect(leadingKeys(statement), statement.Sid).not.toEqual([]);
+    const deletes = dynamo.filter(({ statement }) => actionsOf(statement).includes('dynamodb:DeleteItem'));
+    expect(deletes.map(({ statement }) => leadingKeys(statement))).toEqual([['event#cloudtrail:*']]);
+    const rest = dynamo.flatMap(({ statement }) => leadingKeys(statement));
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub, not a template
+    expect(rest).toContainEqual({ 'Fn::Sub': 'cluster#${AWS::AccountId}#*' });
   });
 
   it('the event function has no EC2 or IAM permission, and its bundle no EC2 or IAM client', () => {

@@ -79,7 +79,9 @@ export function createFakeAlertStore(): FakeAlertStore {
         });
       }
       store.saves += 1;
-      items.set(k, { records: structuredClone([...records]), version: (current?.version ?? 0) + 1 });
+      const next = (current?.version ?? 0) + 1;
+      items.set(k, { records: structuredClone([...records]), version: next });
+      return String(next);
     },
   };
   return store;
@@ -127,21 +129,27 @@ export function createFakeSnapshotStore(): SnapshotStore & { readonly items: Map
   };
 }
 
-export function createFakeIdempotencyStore(
-  clock: Clock,
-): IdempotencyStore & { readonly claims: Map<string, number> } {
-  const claims = new Map<string, number>();
+/** In-memory IdempotencyStore with the adapter's two states (IN_PROGRESS with its expiry, COMPLETED). */
+export function createFakeIdempotencyStore(clock: Clock): IdempotencyStore & {
+  readonly claims: Map<string, { status: 'IN_PROGRESS' | 'COMPLETED'; until: number }>;
+} {
+  const claims = new Map<string, { status: 'IN_PROGRESS' | 'COMPLETED'; until: number }>();
   return {
     claims,
-    async claim(key, ttlSeconds) {
+    async claim(key, { inProgressUntil }) {
       const now = clock.now().getTime();
-      const until = claims.get(key);
-      if (until !== undefined && until > now) return false;
-      claims.set(key, now + ttlSeconds * 1000);
-      return true;
+      const held = claims.get(key);
+      if (held !== undefined && held.until > now) {
+        return held.status === 'COMPLETED' ? 'completed' : 'in-progress';
+      }
+      claims.set(key, { status: 'IN_PROGRESS', until: inProgressUntil });
+      return 'claimed';
+    },
+    async complete(key, ttlSeconds) {
+      claims.set(key, { status: 'COMPLETED', until: clock.now().getTime() + ttlSeconds * 1000 });
     },
     async release(key) {
-      claims.delete(key);
+      if (claims.get(key)?.status === 'IN_PROGRESS') claims.delete(key);
     },
   };
 }
