@@ -34,7 +34,13 @@
  */
 import { parseEksEvent } from '../core/cloudtrail.ts';
 import { dedupeFindings, diffSnapshots, whatIf } from '../core/engine.ts';
-import { type ClusterId, type ClusterSnapshot, clusterIdKey, type Trigger } from '../core/model.ts';
+import {
+  type ClusterId,
+  type ClusterSnapshot,
+  clusterIdKey,
+  type Trigger,
+  withActor,
+} from '../core/model.ts';
 import { CollectionError, SentinelError, safeErrorMessage } from '../errors.ts';
 import type {
   CaptureDeps,
@@ -287,8 +293,9 @@ export async function handleEksEvent(
     // stored snapshot is reported too (only opens; the worker's state evaluation resolves).
     const already = stored === undefined ? [] : diffSnapshots(stored, before, options);
     // Blindness is the worker's to report (from a full capture), never the event path's.
-    const findings = dedupeFindings([...predicted, ...already]).filter(
-      (f) => f.ruleId !== SOURCE_UNAVAILABLE,
+    const findings = withActor(
+      dedupeFindings([...predicted, ...already]).filter((f) => f.ruleId !== SOURCE_UNAVAILABLE),
+      parsed.by,
     );
 
     const followUp: ClusterWorkItem = {

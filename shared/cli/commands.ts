@@ -4,6 +4,7 @@
  */
 import { describeChange } from '../core/change.ts';
 import { assessSnapshot, diffSnapshots, whatIf } from '../core/engine.ts';
+import { withActor } from '../core/model.ts';
 import { renderFindings } from '../core/render/index.ts';
 import { RULES } from '../core/rules/registry.ts';
 import type { ParsedArgs } from './args.ts';
@@ -63,14 +64,15 @@ export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<numbe
         return EXIT.ok;
       }
       const result = whatIf(snapshot, resolved.change, { trigger: 'whatif' });
+      const findings = withActor(result.findings, resolved.actor);
       const options = renderOptions(io, args, {
         title: 'What-if',
         cluster: clusterOf(snapshot),
         change: describeChange(resolved.change),
         effects: result.effects,
       });
-      io.stdout(ensureNewline(renderFindings(args.format, result.findings, options)));
-      return exitFor(result.findings, args.failOn ?? 'critical');
+      io.stdout(ensureNewline(renderFindings(args.format, findings, options)));
+      return exitFor(findings, args.failOn ?? 'critical');
     }
     case 'snapshot':
       return runSnapshot(args, io);

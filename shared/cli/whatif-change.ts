@@ -4,14 +4,16 @@
  */
 import type { Change } from '../core/change.ts';
 import { parseEksEvent } from '../core/cloudtrail.ts';
-import type { ClusterSnapshot, Source } from '../core/model.ts';
+import type { Actor, ClusterSnapshot, Source } from '../core/model.ts';
 import { principalKey } from '../core/principal.ts';
 import type { WhatIfRequest } from './args.ts';
 import { CliError } from './errors.ts';
 import { loadJsonFile } from './inputs.ts';
 import type { CliIo } from './io.ts';
 
-export type ResolvedWhatIf = { kind: 'change'; change: Change } | { kind: 'ignored'; reason: string };
+export type ResolvedWhatIf =
+  | { kind: 'change'; change: Change; actor?: Actor }
+  | { kind: 'ignored'; reason: string };
 
 function have(names: readonly string[]): string {
   if (names.length === 0) return 'have: none';
@@ -95,7 +97,11 @@ export async function resolveWhatIf(
           },
         );
       }
-      return { kind: 'change', change: parsed.change };
+      return {
+        kind: 'change',
+        change: parsed.change,
+        ...(parsed.by === undefined ? {} : { actor: parsed.by }),
+      };
     }
   }
 }

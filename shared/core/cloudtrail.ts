@@ -15,11 +15,13 @@
  */
 
 import type { Change } from './change.ts';
+import { actorOfRecord } from './cloudtrail-actor.ts';
 import {
   ACCESS_ENTRY_TYPES,
   type AccessEntry,
   type AccessEntryType,
   type AccessScope,
+  type Actor,
   AUTHENTICATION_MODES,
   type AuthenticationMode,
   type ClusterId,
@@ -53,6 +55,8 @@ export type EksEventParse =
       eventTime: string;
       /** `userIdentity.arn` of the caller, when the record has one. */
       actor?: string;
+      /** Who made the call: identity, source IP and user agent, when the record names them. */
+      by?: Actor;
     })
   | { kind: 'ignored'; reason: string; eventId?: string; eventName?: string }
   | { kind: 'invalid'; reason: string };
@@ -639,6 +643,7 @@ export function parseEksEvent(input: unknown): EksEventParse {
     const checkedRegion = required(region, ['awsRegion'], 'required string is missing');
     const checkedAccount = required(accountId, ['recipientAccountId'], 'required account ID is missing');
     const actor = header.userIdentity?.arn;
+    const by = actorOfRecord(record);
     return {
       kind: 'change',
       change,
@@ -649,6 +654,7 @@ export function parseEksEvent(input: unknown): EksEventParse {
       region: checkedRegion,
       accountId: checkedAccount,
       ...(typeof actor === 'string' && actor !== '' ? { actor } : {}),
+      ...(by === undefined ? {} : { by }),
     };
   } catch (error) {
     if (error instanceof RecordProblem) {

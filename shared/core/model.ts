@@ -246,6 +246,29 @@ export interface Remediation {
   notes?: string[];
 }
 
+/**
+ * Who made the change a finding is about, as the source names them: a CloudTrail record's
+ * `userIdentity`, `sourceIPAddress` and `userAgent`, or the ConfigMap's last `managedFields`
+ * writer. Every field is attacker-written; renderers sanitise it (`actorLine`).
+ */
+export interface Actor {
+  source: 'cloudtrail' | 'managedFields';
+  /** `userIdentity.type`: `AssumedRole`, `IAMUser`, `Root`, … */
+  type?: string;
+  arn?: string;
+  principalId?: string;
+  /** The session name of an assumed role (`jane.doe`). */
+  sessionName?: string;
+  /** The role an assumed-role session belongs to (`sessionIssuer.userName`). */
+  roleName?: string;
+  sourceIp?: string;
+  userAgent?: string;
+  /** managedFields: the field manager, its operation and time. */
+  manager?: string;
+  operation?: string;
+  time?: string;
+}
+
 export type Trigger = 'schedule' | 'manual' | 'whatif' | `event:${string}`;
 
 export interface Finding {
@@ -260,6 +283,8 @@ export interface Finding {
   blastRadius?: BlastRadius;
   remediation?: Remediation;
   trigger: Trigger;
+  /** Who made the change (optional; never part of the fingerprint). */
+  actor?: Actor;
   /** Stable across runs and triggers: rule, cluster, subject and the identifying evidence. */
   fingerprint: string;
 }
@@ -287,4 +312,9 @@ export function compareFindings(a: Finding, b: Finding): number {
     compareText(a.cluster.name, b.cluster.name) ||
     compareText(a.fingerprint, b.fingerprint)
   );
+}
+
+/** The findings of a change, each naming who made it (unchanged when no one is known). */
+export function withActor(findings: readonly Finding[], actor: Actor | undefined): Finding[] {
+  return actor === undefined ? [...findings] : findings.map((f) => ({ ...f, actor: f.actor ?? actor }));
 }

@@ -5,6 +5,7 @@
  */
 import type { SimulationEffect } from '../engine.ts';
 import {
+  type Actor,
   type ClusterRef,
   compareFindings,
   type Finding,
@@ -116,6 +117,32 @@ export function sanitize(s: string): string {
 /** One line: every run of whitespace (newlines included) becomes one space. */
 export function oneLine(s: string): string {
   return sanitize(s).replace(/\s+/g, ' ').trim();
+}
+
+function shortLine(s: string, max: number): string {
+  const line = oneLine(s);
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/**
+ * Who made the change, one sanitised line: `jane.doe (assumed-role Admin) from 203.0.113.7 via
+ * aws-cli/2.15`, or for aws-auth the last writer `kubectl-edit (Update at 2026-…)`.
+ */
+export function actorLine(actor: Actor | undefined): string | undefined {
+  if (actor === undefined) return undefined;
+  const when = [actor.operation, actor.time === undefined ? undefined : `at ${actor.time}`].filter(
+    (x) => x !== undefined,
+  );
+  const who =
+    actor.sessionName !== undefined
+      ? `${shortLine(actor.sessionName, 120)} (assumed-role ${shortLine(actor.roleName ?? '?', 120)})`
+      : actor.manager !== undefined
+        ? `${shortLine(actor.manager, 120)}${when.length > 0 ? ` (${shortLine(when.join(' '), 120)})` : ''}`
+        : shortLine(actor.arn ?? actor.principalId ?? actor.type ?? 'unknown', 200);
+  const parts = [who];
+  if (actor.sourceIp !== undefined) parts.push(`from ${shortLine(actor.sourceIp, 64)}`);
+  if (actor.userAgent !== undefined) parts.push(`via ${shortLine(actor.userAgent, 120)}`);
+  return parts.join(' ');
 }
 
 const FENCE_LIKE = /^[ \t]*(`{3,}|~{3,})/;

@@ -5,6 +5,7 @@
  */
 import type { ClusterRef, Finding } from '../model.ts';
 import {
+  actorLine,
   type Block,
   codeBlock,
   commonCluster,
@@ -70,6 +71,7 @@ function renderFindingBlock(f: Finding): string {
       `- **Cluster:** ${clusterMd(f.cluster)}`,
       `- **Subject:** ${inlineCode(f.subject)}`,
       `- **Trigger:** ${inlineCode(f.trigger)}`,
+      ...(f.actor === undefined ? [] : [`- **Changed by:** ${escapeMarkdown(actorLine(f.actor) ?? '')}`]),
     ].join('\n'),
   );
   if (f.detail.trim().length > 0) parts.push(prose(f.detail));

@@ -13,7 +13,7 @@
  */
 import type { Notice, NoticeKind } from '../alerts.ts';
 import type { Finding, Severity } from '../model.ts';
-import { fixCode, oneLine, plural, sanitize } from './layout.ts';
+import { actorLine, fixCode, oneLine, plural, sanitize } from './layout.ts';
 
 export const SLACK_LIMITS = {
   maxBlocks: 50,
@@ -211,6 +211,8 @@ export function renderSlackNotice(notice: Notice, detail: Detail = 'full'): Slac
       field('Trigger', code(f.trigger)),
     ],
   });
+  const by = actorLine(f.actor);
+  if (by !== undefined) blocks.push(plainText(by, 500, 'Changed by: '));
   const detailText = f.detail.trim();
   if (resolved) {
     blocks.push(

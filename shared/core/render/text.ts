@@ -5,6 +5,7 @@
  */
 import type { Finding, Severity } from '../model.ts';
 import {
+  actorLine,
   type Block,
   clusterLabel,
   codeBlock,
@@ -58,6 +59,8 @@ function renderFindingBlock(f: Finding, color: boolean): string {
   lines.push(field('cluster', clusterLabel(f.cluster)));
   lines.push(field('subject', oneLine(f.subject)));
   lines.push(field('trigger', oneLine(f.trigger)));
+  const by = actorLine(f.actor);
+  if (by !== undefined) lines.push(field('changed by', by));
   if (f.detail.trim().length > 0) {
     lines.push('');
     lines.push(...wrap(f.detail.trim(), WIDTH, '  '));

@@ -180,6 +180,7 @@ describe('parseEksEvent fixtures', () => {
       region: 'eu-west-1',
       accountId: '111122223333',
       actor: expected.actor,
+      by: expect.objectContaining({ source: 'cloudtrail', arn: expected.actor }),
     });
   });
 
