@@ -1,5 +1,5 @@
 import type { AwsAuthKey, ParsedAwsAuth } from '../aws-auth/index.ts';
-import type { ManagedField } from '../model.ts';
+import type { Actor, ManagedField } from '../model.ts';
 import { principalKey } from '../principal.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
@@ -39,6 +39,19 @@ export function lastWriterOf(fields: readonly ManagedField[], dataKey: string): 
     .filter((f) => f.dataKeys.includes(dataKey))
     .sort((a, b) => (a.time ?? '').localeCompare(b.time ?? ''))
     .pop();
+}
+
+/** A managedFields writer as the finding's actor: manager, operation and time. */
+export function writerActor(writer: ManagedField | undefined): { actor?: Actor } {
+  if (writer === undefined) return {};
+  return {
+    actor: {
+      source: 'managedFields',
+      manager: writer.manager,
+      operation: writer.operation,
+      ...(writer.time === undefined ? {} : { time: writer.time }),
+    },
+  };
 }
 
 export const awsAuthEntryRemoved: Rule = {
@@ -89,6 +102,7 @@ export const awsAuthEntryRemoved: Rule = {
           resourceVersionAfter: after.status === 'ok' ? (after.data.resourceVersion ?? null) : null,
           writer: writer ?? null,
         },
+        ...writerActor(writer),
         remediation: {
           summary: `If ${m.arn} should keep access, re-add it${writer ? ` in the source ${writer.manager} applies` : ''}.`,
         },

@@ -1,6 +1,6 @@
 import type { Analysis } from '../analysis.ts';
 import type { Change } from '../change.ts';
-import type { BlastRadius, Severity } from '../model.ts';
+import type { Actor, BlastRadius, Severity } from '../model.ts';
 import type { FixPlan } from '../remediation.ts';
 
 export interface RuleContext {
@@ -23,6 +23,8 @@ export interface FindingDraft {
   blastRadius?: BlastRadius;
   /** The fix as structured values: the engine writes its code blocks (`renderFix`), never a rule. */
   remediation?: FixPlan;
+  /** Who made the change (e.g. aws-auth's last managedFields writer); not fingerprinted. */
+  actor?: Actor;
   /** Extra identity for the fingerprint beyond rule, cluster and subject (e.g. the data key). */
   fingerprintKey?: string;
 }
