@@ -3,6 +3,7 @@
  * the size bound (keep the most severe findings whole, count the rest) and code fences.
  * Pure; imports nothing but core types.
  */
+import type { Notice } from '../alerts.ts';
 import type { SimulationEffect } from '../engine.ts';
 import {
   type Actor,
@@ -12,6 +13,7 @@ import {
   type Remediation,
   SEVERITIES,
   type Severity,
+  severityRank,
 } from '../model.ts';
 import { showInvisible } from '../quote/unicode.ts';
 
@@ -41,6 +43,17 @@ export { compareFindings };
 
 export function sortFindings(findings: readonly Finding[]): Finding[] {
   return [...findings].sort(compareFindings);
+}
+
+/**
+ * The indexes of `notices` in the order one message shows them: open notices most severe first
+ * (CRITICAL before HIGH before …), then resolved ones, each group in its given order otherwise.
+ */
+export function noticeOrder(notices: readonly Notice[]): number[] {
+  const rank = (n: Notice) => (n.kind === 'resolved' ? 0 : 10) + severityRank(n.finding.severity);
+  return notices
+    .map((_, i) => i)
+    .sort((a, b) => rank(notices[b] as Notice) - rank(notices[a] as Notice) || a - b);
 }
 
 export function emptyCounts(): SeverityCounts {

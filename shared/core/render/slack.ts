@@ -13,7 +13,7 @@
  */
 import type { Notice, NoticeKind } from '../alerts.ts';
 import type { Finding, Severity } from '../model.ts';
-import { actorLine, fixCode, oneLine, plural, sanitize } from './layout.ts';
+import { actorLine, fixCode, noticeOrder, oneLine, plural, sanitize } from './layout.ts';
 
 export const SLACK_LIMITS = {
   maxBlocks: 50,
@@ -335,7 +335,8 @@ export function renderSlackMessages(
     current = undefined;
   };
 
-  notices.forEach((notice, index) => {
+  for (const index of noticeOrder(notices)) {
+    const notice = notices[index] as Notice;
     // The most detailed rendering that fits a message of its own.
     let own: SlackBlock[] = [];
     for (const level of ['full', 'no-code', 'minimal'] as const) {
@@ -348,12 +349,12 @@ export function renderSlackMessages(
       const blocks = [...current.blocks, ...own];
       if (fits(items, blocks)) {
         current = { items, blocks, notices: [...current.notices, index] };
-        return;
+        continue;
       }
       flush();
     }
     current = { items: [notice], blocks: own, notices: [index] };
-  });
+  }
   flush();
   return messages;
 }

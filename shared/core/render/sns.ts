@@ -16,7 +16,7 @@ import type { Notice, NoticeKind } from '../alerts.ts';
 import { type Finding, type Severity, severityRank } from '../model.ts';
 import { jsonText } from '../quote/json.ts';
 import { findingToJson } from './json.ts';
-import { clusterLabel, fitBlocks, omittedLine, oneLine, plural } from './layout.ts';
+import { clusterLabel, fitBlocks, noticeOrder, omittedLine, oneLine, plural } from './layout.ts';
 import { renderMarkdown } from './markdown.ts';
 import { utf8Bytes } from './slack.ts';
 import { renderText } from './text.ts';
@@ -289,8 +289,9 @@ function build(notices: readonly Notice[], level: Level, options: SnsRenderOptio
 }
 
 /** One message for the notices (one cluster's), at the most detail that fits the SNS limit. */
-export function renderSnsMessage(notices: readonly Notice[], options: SnsRenderOptions = {}): SnsMessage {
+export function renderSnsMessage(given: readonly Notice[], options: SnsRenderOptions = {}): SnsMessage {
   const max = options.maxMessageBytes ?? SNS_LIMITS.maxMessageBytes;
+  const notices = noticeOrder(given).map((i) => given[i] as Notice);
   let message: SnsMessage | undefined;
   for (const level of LEVELS) {
     message = build(notices, level, options);
@@ -322,7 +323,7 @@ export function renderSnsMessages(
     });
     group = [];
   };
-  notices.forEach((_, index) => {
+  for (const index of noticeOrder(notices)) {
     const candidate = [...group, index];
     if (
       group.length > 0 &&
@@ -335,7 +336,7 @@ export function renderSnsMessages(
       flush();
       group = [index];
     } else group = candidate;
-  });
+  }
   flush();
   return out;
 }

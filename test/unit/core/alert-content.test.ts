@@ -9,6 +9,7 @@ import { renderSlackMessages } from '../../../shared/core/render/slack.ts';
 import { renderSnsMessage } from '../../../shared/core/render/sns.ts';
 import { renderText } from '../../../shared/core/render/text.ts';
 import { validateSnapshot } from '../../../shared/core/snapshot-schema.ts';
+import { createFinding } from '../../fakes/findings.ts';
 
 const ROOT = join(import.meta.dirname, '../../..');
 
@@ -65,5 +66,39 @@ describe('aws-auth/parse-failure shows the broken line and the last writer', () 
     const text = renderText([f]);
     expect(text).not.toContain('\u001b');
     expect(flat(text)).toContain('username: "developer:[2Jxxx');
+  });
+});
+
+describe('one message shows the most severe notice first', () => {
+  const notice = (severity: Finding['severity'], title: string, kind: Notice['kind'] = 'opened'): Notice => ({
+    kind,
+    at: '2026-11-20T10:00:00Z',
+    finding: createFinding({ severity, title, subject: title, fingerprint: title }),
+  });
+  const given = [
+    notice('low', 'low-one'),
+    notice('critical', 'critical-one', 'resolved'),
+    notice('high', 'high-one'),
+    notice('critical', 'critical-two'),
+    notice('medium', 'medium-one'),
+  ];
+  const expected = ['critical-two', 'high-one', 'medium-one', 'low-one', 'critical-one'];
+
+  it('in Slack: CRITICAL before HIGH before MEDIUM before LOW, resolved last; indexes still refer to the input', () => {
+    const [message, ...more] = renderSlackMessages(given);
+    expect(more).toEqual([]);
+    const headers = (message?.payload.blocks ?? [])
+      .filter((b) => b.type === 'header')
+      .map((b) => JSON.stringify(b));
+    const order = expected.map((t) => headers.findIndex((h) => h.includes(t)));
+    expect(order).toEqual([0, 1, 2, 3, 4]);
+    expect(message?.notices.map((i) => given[i]?.finding.title)).toEqual(expected);
+  });
+
+  it('in SNS: the same order in the e-mail text', () => {
+    const text = (JSON.parse(renderSnsMessage(given).message) as { default: string }).default;
+    const positions = expected.map((t) => text.indexOf(t));
+    expect(positions.every((p) => p >= 0)).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
   });
 });
