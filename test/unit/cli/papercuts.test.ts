@@ -1,0 +1,24 @@
+/** Issue 10's CLI papercuts, one test each. */
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../../shared/cli/run-cli.ts';
+import { createFakeIo } from './fake-io.ts';
+
+const KARPENTER = 'scenarios/a-karpenter-shares-last-nodegroup-role.json';
+
+async function run(argv: string[], files: Record<string, string> = {}) {
+  const fake = createFakeIo(files);
+  const code = await runCli(argv, fake.io);
+  return { code, out: fake.out(), err: fake.err() };
+}
+
+describe('issue 10 CLI papercuts', () => {
+  it('accepts --fail-on in the case the output prints it (HIGH, None)', async () => {
+    const whatif = ['whatif', '--snapshot', KARPENTER, '--delete-nodegroup', 'general'];
+    const upper = await run([...whatif, '--fail-on', 'HIGH']);
+    expect(upper.err).toBe('');
+    expect(upper.code).toBe(1);
+    const none = await run([...whatif, '--fail-on', 'None']);
+    expect(none.err).toBe('');
+    expect(none.code).toBe(0);
+  });
+});
