@@ -280,7 +280,8 @@ export function parseCommandLine(
 
   const common: CommonArgs = {
     format: oneOf(values.format ?? 'text', RENDER_FORMATS, 'format'),
-    failOn: values['fail-on'] === undefined ? undefined : oneOf(values['fail-on'], FAIL_ON_VALUES, 'fail-on', true),
+    failOn:
+      values['fail-on'] === undefined ? undefined : oneOf(values['fail-on'], FAIL_ON_VALUES, 'fail-on', true),
     maxChars: parseMaxChars(values['max-chars']),
     debug: values.debug === true,
   };
