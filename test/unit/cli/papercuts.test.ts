@@ -22,3 +22,15 @@ describe('issue 10 CLI papercuts', () => {
     expect(none.code).toBe(0);
   });
 });
+
+describe('issue 10 text output', () => {
+  it('shows each fix once, flush left between indented frame lines, with no Markdown fence', async () => {
+    const { code, out } = await run(['whatif', '--snapshot', KARPENTER, '--delete-nodegroup', 'general']);
+    expect(code).toBe(1);
+    expect(out).not.toMatch(/^ {0,3}(`{3,}|~{3,})/m);
+    const command = 'aws eks create-access-entry --cluster-name prod --region eu-west-1 \\';
+    expect(out.split('\n').filter((line) => line === command)).toHaveLength(1);
+    expect(out).toMatch(/\n {4}--- sh ---\n# aws-auth is the only store[^]*?\n {4}--- end ---\n/);
+    expect(out).toMatch(/\n {4}--- yaml ---\n- rolearn: arn:aws:iam::111122223333:role\/prod-node-role\n/);
+  });
+});
