@@ -41,6 +41,12 @@ export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<numbe
           where: `${before.clusterArn} vs ${after.clusterArn}`,
         });
       }
+      // Swapped files would report every change backwards; refuse rather than guess (exit 2).
+      if (Date.parse(before.capturedAt) > Date.parse(after.capturedAt)) {
+        throw new CliError(
+          `--before was captured at ${before.capturedAt}, after --after (${after.capturedAt}); swap them`,
+        );
+      }
       const findings = diffSnapshots(before, after, { trigger: 'manual' });
       const options = renderOptions(io, args, {
         title: `Changes from ${before.capturedAt} to ${after.capturedAt}`,

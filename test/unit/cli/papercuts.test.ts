@@ -1,9 +1,17 @@
 /** Issue 10's CLI papercuts, one test each. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../shared/cli/run-cli.ts';
-import { createFakeIo } from './fake-io.ts';
+import { createFakeIo, REPO_ROOT } from './fake-io.ts';
 
 const KARPENTER = 'scenarios/a-karpenter-shares-last-nodegroup-role.json';
+
+function karpenterWith(edit: (s: Record<string, unknown>) => void): string {
+  const snapshot = JSON.parse(readFileSync(join(REPO_ROOT, KARPENTER), 'utf8')) as Record<string, unknown>;
+  edit(snapshot);
+  return JSON.stringify(snapshot, null, 2);
+}
 
 async function run(argv: string[], files: Record<string, string> = {}) {
   const fake = createFakeIo(files);
@@ -30,7 +38,29 @@ describe('issue 10 text output', () => {
     expect(out).not.toMatch(/^ {0,3}(`{3,}|~{3,})/m);
     const command = 'aws eks create-access-entry --cluster-name prod --region eu-west-1 \\';
     expect(out.split('\n').filter((line) => line === command)).toHaveLength(1);
-    expect(out).toMatch(/\n {4}--- sh ---\n# aws-auth is the only store[^]*?\n {4}--- end ---\n/);
+    expect(out).toMatch(/\n {4}--- sh ---\n# aws-auth is the only store[\s\S]*?\n {4}--- end ---\n/);
     expect(out).toMatch(/\n {4}--- yaml ---\n- rolearn: arn:aws:iam::111122223333:role\/prod-node-role\n/);
+  });
+});
+
+describe('issue 10 diff order', () => {
+  it('refuses --before captured after --after, naming both times, exit 2', async () => {
+    const later = karpenterWith((s) => {
+      s.capturedAt = '2030-01-01T00:00:00.000Z';
+    });
+    const { code, out, err } = await run(['diff', '--before', 'later.json', '--after', KARPENTER], {
+      'later.json': later,
+    });
+    const before = (JSON.parse(readFileSync(join(REPO_ROOT, KARPENTER), 'utf8')) as { capturedAt: string })
+      .capturedAt;
+    expect(code).toBe(2);
+    expect(out).toBe('');
+    expect(err).toMatch(/^eks-auth-sentinel: [^\n]+\n$/);
+    expect(err).toContain('2030-01-01T00:00:00.000Z');
+    expect(err).toContain(before);
+    const inOrder = await run(['diff', '--before', KARPENTER, '--after', 'later.json'], {
+      'later.json': later,
+    });
+    expect(inOrder.code).toBe(0);
   });
 });
