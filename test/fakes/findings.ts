@@ -112,7 +112,7 @@ export function hasOpenFence(text: string): boolean {
 /** The contents of every fenced (Markdown) or framed (text) code block in `text`, in order. */
 export function codeBlocksOf(text: string): string[] {
   const blocks: string[] = [];
-  let open: { char: string; length: number; close?: string; lines: string[] } | undefined;
+  let open: { char: string; length: number; close?: string | undefined; lines: string[] } | undefined;
   for (const line of text.split('\n')) {
     const m = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
     const run = m?.[1];
