@@ -12,14 +12,11 @@ import { CliError } from './errors.ts';
 import { loadSnapshot } from './inputs.ts';
 import type { CliIo } from './io.ts';
 import { obtainSnapshot, runReport, runSnapshot } from './live.ts';
-import { clusterOf, EXIT, exitFor, renderOptions } from './output.ts';
+import { clusterOf, EXIT, exitFor, renderOptions, stamped, toolInfo } from './output.ts';
 import { renderRuleCatalog } from './rules-catalog.ts';
+import { readVersion } from './version.ts';
 
 export type FileOrLiveArgs = Exclude<ParsedArgs, { kind: 'help' | 'version' }>;
-
-function ensureNewline(text: string): string {
-  return text.endsWith('\n') ? text : `${text}\n`;
-}
 
 export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<number> {
   switch (args.kind) {
@@ -30,7 +27,9 @@ export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<numbe
       const { snapshot } = await obtainSnapshot(io, args.source);
       const findings = assessSnapshot(snapshot, { trigger: 'manual' });
       const options = renderOptions(io, args, { title: 'Assessment', cluster: clusterOf(snapshot) });
-      io.stdout(ensureNewline(renderFindings(args.format, findings, options)));
+      io.stdout(
+        stamped(args.format, renderFindings(args.format, findings, options), toolInfo(await readVersion(io))),
+      );
       return exitFor(findings, args.failOn ?? 'critical');
     }
     case 'diff': {
@@ -52,7 +51,9 @@ export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<numbe
         title: `Changes from ${before.capturedAt} to ${after.capturedAt}`,
         cluster: clusterOf(after),
       });
-      io.stdout(ensureNewline(renderFindings(args.format, findings, options)));
+      io.stdout(
+        stamped(args.format, renderFindings(args.format, findings, options), toolInfo(await readVersion(io))),
+      );
       return exitFor(findings, args.failOn ?? 'critical');
     }
     case 'whatif': {
@@ -63,7 +64,11 @@ export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<numbe
       if (resolved.kind === 'ignored') {
         io.stdout(
           args.format === 'json'
-            ? `${JSON.stringify({ ignored: true, reason: resolved.reason }, null, 2)}\n`
+            ? stamped(
+                'json',
+                JSON.stringify({ ignored: true, reason: resolved.reason }),
+                toolInfo(await readVersion(io)),
+              )
             : `Event ignored: ${resolved.reason}\n`,
         );
         return EXIT.ok;
@@ -75,7 +80,13 @@ export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<numbe
         change: describeChange(resolved.change),
         effects: result.effects,
       });
-      io.stdout(ensureNewline(renderFindings(args.format, result.findings, options)));
+      io.stdout(
+        stamped(
+          args.format,
+          renderFindings(args.format, result.findings, options),
+          toolInfo(await readVersion(io)),
+        ),
+      );
       return exitFor(result.findings, args.failOn ?? 'critical');
     }
     case 'snapshot':

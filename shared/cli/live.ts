@@ -18,7 +18,8 @@ import { type Assessed, allFindings, clusterJson, renderClusterBlock } from './c
 import { CliError, formatErrorLine } from './errors.ts';
 import { loadSnapshot } from './inputs.ts';
 import type { CliIo, LiveIo } from './io.ts';
-import { clusterOf, EXIT, exitFor } from './output.ts';
+import { clusterOf, EXIT, exitFor, stamped, toolInfo } from './output.ts';
+import { readVersion } from './version.ts';
 
 type SnapshotArgs = Extract<ParsedArgs, { kind: 'snapshot' }>;
 type ReportArgs = Extract<ParsedArgs, { kind: 'report' }>;
@@ -230,7 +231,7 @@ export async function runReport(args: ReportArgs, io: CliIo): Promise<number> {
       }),
       unreadable,
     };
-    io.stdout(`${JSON.stringify(json, null, 2)}\n`);
+    io.stdout(stamped('json', JSON.stringify(json), toolInfo(await readVersion(io))));
   } else {
     const parts = reports.map((r, i) => renderCluster(io, args, r, i === 0));
     if (unreadable.length > 0) {

@@ -64,3 +64,25 @@ describe('issue 10 diff order', () => {
     expect(inOrder.code).toBe(0);
   });
 });
+
+describe('issue 10 version stamp', () => {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+  const tool = { name: 'eks-auth-sentinel', version: pkg.version, snapshotSchemaVersion: 1 };
+
+  it('--version names the snapshot schema version too', async () => {
+    const { code, out } = await run(['--version']);
+    expect(code).toBe(0);
+    expect(out).toBe(`eks-auth-sentinel ${pkg.version} (snapshot schema 1)\n`);
+  });
+
+  it.each([
+    ['assess', ['assess', '--snapshot', KARPENTER]],
+    ['whatif', ['whatif', '--snapshot', KARPENTER, '--delete-nodegroup', 'general']],
+    ['diff', ['diff', '--before', KARPENTER, '--after', KARPENTER]],
+  ])('%s --format json carries tool {name, version, snapshotSchemaVersion} first', async (_, argv) => {
+    const { out } = await run([...argv, '--format', 'json']);
+    const parsed = JSON.parse(out) as Record<string, unknown>;
+    expect(Object.keys(parsed)[0]).toBe('tool');
+    expect(parsed.tool).toEqual(tool);
+  });
+});
