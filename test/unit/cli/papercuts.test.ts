@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { toAwsApiError } from '../../../shared/adapters/errors.ts';
 import { runCli } from '../../../shared/cli/run-cli.ts';
 import { createFakeIo, REPO_ROOT } from './fake-io.ts';
 
@@ -84,5 +85,37 @@ describe('issue 10 version stamp', () => {
     const parsed = JSON.parse(out) as Record<string, unknown>;
     expect(Object.keys(parsed)[0]).toBe('tool');
     expect(parsed.tool).toEqual(tool);
+  });
+});
+
+describe('issue 10 credential errors', () => {
+  // What the SDK throws: a named error with the HTTP status in $metadata (403 for all of these).
+  it.each([
+    'InvalidSignatureException',
+    'SignatureDoesNotMatch',
+    'UnrecognizedClientException',
+    'InvalidClientTokenId',
+    'ExpiredToken',
+  ])('%s is a credential problem, not a missing eks:DescribeCluster', (name) => {
+    const thrown = Object.assign(new Error('The request signature we calculated does not match'), {
+      name,
+      $metadata: { httpStatusCode: 403 },
+    });
+    const error = toAwsApiError(thrown, { service: 'eks', operation: 'DescribeCluster', cluster: 'prod' });
+    expect(error.code).toBe('unauthorized');
+    expect(error.message).toContain('AWS rejected the credentials in use');
+    expect(error.message).not.toContain('is missing eks:DescribeCluster');
+    expect(error.message).not.toMatch(/the monitor['’]s (credentials|IAM role)/);
+  });
+
+  it('names a missing permission without assuming whose credentials they are', () => {
+    const thrown = Object.assign(new Error('not authorized'), {
+      name: 'AccessDeniedException',
+      $metadata: { httpStatusCode: 403 },
+    });
+    const error = toAwsApiError(thrown, { service: 'eks', operation: 'DescribeCluster', cluster: 'prod' });
+    expect(error.code).toBe('forbidden');
+    expect(error.message).toContain('is missing eks:DescribeCluster');
+    expect(error.message).toContain('yours from the CLI');
   });
 });
