@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toAwsApiError } from '../../../shared/adapters/errors.ts';
 import { runCli } from '../../../shared/cli/run-cli.ts';
-import { createFakeIo, REPO_ROOT } from './fake-io.ts';
+import { createFakeIo, deleteNodegroupEvent, REPO_ROOT } from './fake-io.ts';
 
 const KARPENTER = 'scenarios/a-karpenter-shares-last-nodegroup-role.json';
 
@@ -117,5 +117,31 @@ describe('issue 10 credential errors', () => {
     expect(error.code).toBe('forbidden');
     expect(error.message).toContain('is missing eks:DescribeCluster');
     expect(error.message).toContain('yours from the CLI');
+  });
+});
+
+describe('issue 10 event from elsewhere', () => {
+  const whatif = ['whatif', '--snapshot', KARPENTER, '--event', 'record.json'];
+
+  it('refuses an event from another Region, naming both, exit 2', async () => {
+    const event = deleteNodegroupEvent();
+    event.region = 'us-east-1';
+    (event.detail as Record<string, unknown>).awsRegion = 'us-east-1';
+    const { code, out, err } = await run(whatif, { 'record.json': JSON.stringify(event) });
+    expect(code).toBe(2);
+    expect(out).toBe('');
+    expect(err).toMatch(/^eks-auth-sentinel: [^\n]+\n$/);
+    expect(err).toContain('Region us-east-1');
+    expect(err).toContain('Region eu-west-1');
+  });
+
+  it('refuses an event from another account, naming both, exit 2', async () => {
+    const event = deleteNodegroupEvent();
+    event.account = '999988887777';
+    (event.detail as Record<string, unknown>).recipientAccountId = '999988887777';
+    const { code, err } = await run(whatif, { 'record.json': JSON.stringify(event) });
+    expect(code).toBe(2);
+    expect(err).toContain('account 999988887777');
+    expect(err).toContain('account 111122223333');
   });
 });
