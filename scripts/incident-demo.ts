@@ -239,8 +239,8 @@ interface Entry {
   lines: string[];
 }
 
-async function main(): Promise<number> {
-  const { values } = parseArgs({
+function parseDemoArgs() {
+  return parseArgs({
     options: {
       scenario: { type: 'string', default: 'a' },
       verbose: { type: 'boolean', default: false },
@@ -248,6 +248,19 @@ async function main(): Promise<number> {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
+}
+
+async function main(): Promise<number> {
+  let parsed: ReturnType<typeof parseDemoArgs>;
+  try {
+    parsed = parseDemoArgs();
+  } catch (error) {
+    // A mistyped option is the user's, not a crash: one line and where to look, no stack trace.
+    const message = error instanceof Error ? (error.message.split('. ')[0] ?? error.message) : String(error);
+    process.stderr.write(`incident demo: ${message}; see npm start -- --help\n`);
+    return 2;
+  }
+  const { values } = parsed;
   if (values.help) {
     process.stdout.write(`${usage()}\n`);
     return 0;

@@ -28,6 +28,7 @@ const FORBIDDEN = new Set([
   'Forbidden',
 ]);
 const UNAUTHORIZED = new Set([
+  'InvalidSignatureException',
   'UnrecognizedClientException',
   'InvalidClientTokenId',
   'InvalidAccessKeyId',
@@ -101,6 +102,11 @@ function readSdkError(error: unknown): {
   };
 }
 
+// The same converters serve the Lambda functions (the monitor's role) and the CLI (the user's own).
+const WHOSE = "the monitor's role in Lambda, yours from the CLI";
+const CREDENTIALS_IN_USE = `the credentials in use (${WHOSE})`;
+const IDENTITY_IN_USE = `the IAM identity in use (${WHOSE})`;
+
 /** Converts whatever an AWS SDK call threw into an `AwsApiError` naming cluster, operation and action. */
 export function toAwsApiError(
   error: unknown,
@@ -112,8 +118,9 @@ export function toAwsApiError(
   const where = context.cluster === undefined ? '' : ` for cluster ${context.cluster}`;
   const about = context.subject === undefined ? '' : ` (${context.subject})`;
   let hint = '';
-  if (code === 'forbidden') hint = ` — the monitor's IAM role is missing ${iamAction}`;
-  else if (code === 'unauthorized') hint = ' — AWS rejected the monitor’s credentials';
+  if (code === 'forbidden') hint = ` — ${IDENTITY_IN_USE} is missing ${iamAction}`;
+  else if (code === 'unauthorized')
+    hint = ` — AWS rejected ${CREDENTIALS_IN_USE}: wrong, expired or not signed`;
   else if (code === 'throttled') hint = ' — throttled after all retries';
   return new AwsApiError(`${context.operation}${where}${about} ${failedWith}${hint}${original}`, {
     code,
@@ -146,10 +153,12 @@ export function toMonitorIoError(
   const { code, failedWith, original } = readSdkError(error);
   const hint =
     code === 'forbidden'
-      ? ` — the monitor's IAM role is missing ${context.service}:${context.operation}`
-      : code === 'throttled'
-        ? ' — throttled after all retries'
-        : '';
+      ? ` — ${IDENTITY_IN_USE} is missing ${context.service}:${context.operation}`
+      : code === 'unauthorized'
+        ? ` — AWS rejected ${CREDENTIALS_IN_USE}: wrong, expired or not signed`
+        : code === 'throttled'
+          ? ' — throttled after all retries'
+          : '';
   return new MonitorIoError(`${context.operation} on ${context.resource} ${failedWith}${hint}${original}`, {
     code,
     ...context,

@@ -126,8 +126,10 @@ function translateParseError(error: unknown, argv: readonly string[]): CliError 
   return new CliError(message.split('. ')[0] ?? message, { where: commandHint(command) });
 }
 
-function oneOf<T extends string>(value: string, allowed: readonly T[], option: string): T {
-  if ((allowed as readonly string[]).includes(value)) return value as T;
+/** `anyCase`: the value is matched lower-cased (severities, which the output prints as `HIGH`). */
+function oneOf<T extends string>(value: string, allowed: readonly T[], option: string, anyCase = false): T {
+  const given = anyCase ? value.toLowerCase() : value;
+  if ((allowed as readonly string[]).includes(given)) return given as T;
   throw new CliError(`--${option} must be one of ${allowed.join('|')}, not '${value}'`);
 }
 
@@ -278,7 +280,8 @@ export function parseCommandLine(
 
   const common: CommonArgs = {
     format: oneOf(values.format ?? 'text', RENDER_FORMATS, 'format'),
-    failOn: values['fail-on'] === undefined ? undefined : oneOf(values['fail-on'], FAIL_ON_VALUES, 'fail-on'),
+    failOn:
+      values['fail-on'] === undefined ? undefined : oneOf(values['fail-on'], FAIL_ON_VALUES, 'fail-on', true),
     maxChars: parseMaxChars(values['max-chars']),
     debug: values.debug === true,
   };

@@ -4,8 +4,8 @@
  * or as JSON.
  */
 import type { ClusterReport } from '../app/build-report.ts';
-import type { ClusterRef, Finding } from '../core/model.ts';
-import { renderFindings, toJsonReport } from '../core/render/index.ts';
+import { type ClusterRef, type Finding, SEVERITIES } from '../core/model.ts';
+import { countBySeverity, renderFindings, toJsonReport } from '../core/render/index.ts';
 import type { CommonArgs } from './args.ts';
 import type { CliIo } from './io.ts';
 import { renderOptions } from './output.ts';
@@ -17,7 +17,7 @@ export function allFindings(assessed: Assessed): Finding[] {
   return [...assessed.findings, ...assessed.whatIf.flatMap((w) => w.findings)];
 }
 
-/** `heading` then the assessment and each what-if, compact unless a what-if predicts an outage. */
+/** `heading` then the assessment in full, then each what-if, compact unless it predicts an outage. */
 export function renderClusterBlock(
   io: CliIo,
   args: CommonArgs,
@@ -29,7 +29,8 @@ export function renderClusterBlock(
     renderFindings(
       args.format,
       assessed.findings,
-      renderOptions(io, args, { title: 'Assessment', cluster, compact: true }),
+      // the current state is what is broken now: always whole, with its fix
+      renderOptions(io, args, { title: 'Assessment', cluster }),
     ),
     ...assessed.whatIf.map((w) =>
       renderFindings(
@@ -57,4 +58,38 @@ export function clusterJson(cluster: ClusterRef, assessed: Assessed) {
       toJsonReport(w.findings, { cluster, change: w.label, effects: w.effects }),
     ),
   };
+}
+
+/**
+ * The table `report` opens with: one row per cluster, the current-state findings by severity, then
+ * the what-if findings (hypothetical) in their own column.
+ */
+export function summaryTable(
+  format: CommonArgs['format'],
+  rows: readonly { cluster: ClusterRef; assessed: Assessed }[],
+): string {
+  const header = ['cluster', ...SEVERITIES, 'what-if findings'];
+  const body = rows.map(({ cluster, assessed }) => {
+    const counts = countBySeverity(assessed.findings);
+    return [
+      `${cluster.name} (${cluster.accountId}, ${cluster.region})`,
+      ...SEVERITIES.map((s) => String(counts[s])),
+      String(assessed.whatIf.reduce((n, w) => n + w.findings.length, 0)),
+    ];
+  });
+  if (format === 'markdown') {
+    const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+    return `# Summary: current-state findings by severity\n\n${[
+      line(header),
+      line(header.map(() => '---')),
+      ...body.map(line),
+    ].join('\n')}\n\n`;
+  }
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return `Summary: current-state findings by severity\n${[line(header.map((h) => h.toUpperCase())), ...body.map(line)].join('\n')}\n\n`;
 }

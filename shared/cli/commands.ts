@@ -13,14 +13,11 @@ import { CliError } from './errors.ts';
 import { loadSnapshot } from './inputs.ts';
 import type { CliIo } from './io.ts';
 import { obtainSnapshot, runReport, runSnapshot } from './live.ts';
-import { clusterOf, EXIT, exitFor, renderOptions } from './output.ts';
+import { clusterOf, EXIT, exitFor, renderOptions, stamped, toolInfo } from './output.ts';
 import { renderRuleCatalog } from './rules-catalog.ts';
+import { readVersion } from './version.ts';
 
 export type FileOrLiveArgs = Exclude<ParsedArgs, { kind: 'help' | 'version' }>;
-
-function ensureNewline(text: string): string {
-  return text.endsWith('\n') ? text : `${text}\n`;
-}
 
 export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<number> {
   switch (args.kind) {
@@ -31,7 +28,9 @@ export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<numbe
       const { snapshot } = await obtainSnapshot(io, args.source);
       const findings = assessSnapshot(snapshot, { trigger: 'manual' });
       const options = renderOptions(io, args, { title: 'Assessment', cluster: clusterOf(snapshot) });
-      io.stdout(ensureNewline(renderFindings(args.format, findings, options)));
+      io.stdout(
+        stamped(args.format, renderFindings(args.format, findings, options), toolInfo(await readVersion(io))),
+      );
       return exitFor(findings, args.failOn ?? 'critical');
     }
     case 'diff': {
@@ -42,12 +41,20 @@ export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<numbe
           where: `${before.clusterArn} vs ${after.clusterArn}`,
         });
       }
+      // Swapped files would report every change backwards; refuse rather than guess (exit 2).
+      if (Date.parse(before.capturedAt) > Date.parse(after.capturedAt)) {
+        throw new CliError(
+          `--before was captured at ${before.capturedAt}, after --after (${after.capturedAt}); swap them`,
+        );
+      }
       const findings = diffSnapshots(before, after, { trigger: 'manual' });
       const options = renderOptions(io, args, {
         title: `Changes from ${before.capturedAt} to ${after.capturedAt}`,
         cluster: clusterOf(after),
       });
-      io.stdout(ensureNewline(renderFindings(args.format, findings, options)));
+      io.stdout(
+        stamped(args.format, renderFindings(args.format, findings, options), toolInfo(await readVersion(io))),
+      );
       return exitFor(findings, args.failOn ?? 'critical');
     }
     case 'whatif': {
@@ -58,7 +65,11 @@ export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<numbe
       if (resolved.kind === 'ignored') {
         io.stdout(
           args.format === 'json'
-            ? `${JSON.stringify({ ignored: true, reason: resolved.reason }, null, 2)}\n`
+            ? stamped(
+                'json',
+                JSON.stringify({ ignored: true, reason: resolved.reason }),
+                toolInfo(await readVersion(io)),
+              )
             : `Event ignored: ${resolved.reason}\n`,
         );
         return EXIT.ok;
@@ -71,7 +82,9 @@ export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<numbe
         change: describeChange(resolved.change),
         effects: result.effects,
       });
-      io.stdout(ensureNewline(renderFindings(args.format, findings, options)));
+      io.stdout(
+        stamped(args.format, renderFindings(args.format, findings, options), toolInfo(await readVersion(io))),
+      );
       return exitFor(findings, args.failOn ?? 'critical');
     }
     case 'snapshot':

@@ -14,11 +14,18 @@ import { countBySeverity } from '../core/render/index.ts';
 import { safeErrorMessage } from '../errors.ts';
 import type { CaptureTarget } from '../ports.ts';
 import type { ParsedArgs, SnapshotSource } from './args.ts';
-import { type Assessed, allFindings, clusterJson, renderClusterBlock } from './cluster-report.ts';
+import {
+  type Assessed,
+  allFindings,
+  clusterJson,
+  renderClusterBlock,
+  summaryTable,
+} from './cluster-report.ts';
 import { CliError, formatErrorLine } from './errors.ts';
 import { loadSnapshot } from './inputs.ts';
 import type { CliIo, LiveIo } from './io.ts';
-import { clusterOf, EXIT, exitFor } from './output.ts';
+import { clusterOf, EXIT, exitFor, stamped, toolInfo } from './output.ts';
+import { readVersion } from './version.ts';
 
 type SnapshotArgs = Extract<ParsedArgs, { kind: 'snapshot' }>;
 type ReportArgs = Extract<ParsedArgs, { kind: 'report' }>;
@@ -230,9 +237,13 @@ export async function runReport(args: ReportArgs, io: CliIo): Promise<number> {
       }),
       unreadable,
     };
-    io.stdout(`${JSON.stringify(json, null, 2)}\n`);
+    io.stdout(stamped('json', JSON.stringify(json), toolInfo(await readVersion(io))));
   } else {
-    const parts = reports.map((r, i) => renderCluster(io, args, r, i === 0));
+    const table = summaryTable(
+      args.format,
+      reports.map((r) => ({ cluster: clusterOf(r.snapshot), assessed: r.assessed })),
+    );
+    const parts = [table, ...reports.map((r, i) => renderCluster(io, args, r, i === 0))];
     if (unreadable.length > 0) {
       parts.push(
         args.format === 'markdown'

@@ -1,6 +1,6 @@
-/** What every report command shares: exit codes, the threshold, colour and render options. */
+/** What every report command shares: exit codes, the threshold, colour and render options, the tool stamp. */
 import { atLeast, type ClusterRef, type ClusterSnapshot, clusterRefOf, type Finding } from '../core/model.ts';
-import type { RenderOptions } from '../core/render/index.ts';
+import type { RenderFormat, RenderOptions } from '../core/render/index.ts';
 import type { CommonArgs } from './args.ts';
 import type { CliIo } from './io.ts';
 import type { FailOn } from './options.ts';
@@ -30,4 +30,29 @@ export function renderOptions(io: CliIo, args: CommonArgs, extra: RenderOptions)
 export function exitFor(findings: readonly Finding[], failOn: FailOn): number {
   if (failOn === 'none') return EXIT.ok;
   return findings.some((f) => atLeast(f.severity, failOn)) ? EXIT.findings : EXIT.ok;
+}
+
+/** The snapshot contract this build reads and writes (`schemaVersion` of a ClusterSnapshot). */
+export const SNAPSHOT_SCHEMA_VERSION: ClusterSnapshot['schemaVersion'] = 1;
+
+/** Who produced a JSON output: every JSON report carries it as its first key, `tool`. */
+export interface ToolInfo {
+  name: 'eks-auth-sentinel';
+  version: string;
+  snapshotSchemaVersion: number;
+}
+
+export function toolInfo(version: string): ToolInfo {
+  return { name: 'eks-auth-sentinel', version, snapshotSchemaVersion: SNAPSHOT_SCHEMA_VERSION };
+}
+
+/** `eks-auth-sentinel 1.2.3 (snapshot schema 1)`, what --version prints. */
+export function versionLine(version: string): string {
+  return `eks-auth-sentinel ${version} (snapshot schema ${SNAPSHOT_SCHEMA_VERSION})\n`;
+}
+
+/** A rendered report with a final newline; JSON gains `tool` as its first key. */
+export function stamped(format: RenderFormat, text: string, tool: ToolInfo): string {
+  const body = format === 'json' ? JSON.stringify({ tool, ...(JSON.parse(text) as object) }, null, 2) : text;
+  return body.endsWith('\n') ? body : `${body}\n`;
 }

@@ -4,29 +4,14 @@
  * 2 bad usage or input (or a cluster that could not be read), 3 internal error. The live
  * commands reach AWS only through `io.live`, so tests drive them against the sandbox.
  */
-import { join } from 'node:path';
 import { type ParsedArgs, parseCommandLine } from './args.ts';
 import { formatErrorLine, isCliError } from './errors.ts';
 import { helpText } from './help.ts';
 import type { CliIo } from './io.ts';
-import { EXIT } from './output.ts';
-import { readInput } from './read-input.ts';
+import { EXIT, versionLine } from './output.ts';
+import { readVersion } from './version.ts';
 
 export type { CliIo, LiveIo, LocalSnapshotStore } from './io.ts';
-
-async function readVersion(io: CliIo): Promise<string> {
-  const path = join(io.packageRoot, 'package.json');
-  const text = await readInput(io, path);
-  let pkg: { version?: unknown };
-  try {
-    pkg = JSON.parse(text) as { version?: unknown };
-  } catch {
-    // Only a broken package.json pays for the JSON fault finder (it lives with the snapshot schema).
-    const { parseJsonText } = await import('./inputs.ts');
-    pkg = parseJsonText(text, path) as { version?: unknown };
-  }
-  return typeof pkg.version === 'string' ? pkg.version : 'unknown';
-}
 
 async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   switch (args.kind) {
@@ -34,7 +19,7 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       io.stdout(helpText(args.command));
       return EXIT.ok;
     case 'version':
-      io.stdout(`eks-auth-sentinel ${await readVersion(io)}\n`);
+      io.stdout(versionLine(await readVersion(io)));
       return EXIT.ok;
     default: {
       // Loaded here: the engine, renderers, schemas and `yaml` serve every command but these two.

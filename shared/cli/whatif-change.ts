@@ -97,6 +97,17 @@ export async function resolveWhatIf(
           },
         );
       }
+      // A cluster name is unique only within one account and Region.
+      for (const [what, event, ours] of [
+        ['Region', parsed.region, snapshot.region],
+        ['account', parsed.accountId, snapshot.accountId],
+      ] as const) {
+        if (event !== ours) {
+          throw new CliError(`the event is from ${what} ${event}, the snapshot is of ${what} ${ours}`, {
+            where: `${request.value}, ${snapshotPath}`,
+          });
+        }
+      }
       return {
         kind: 'change',
         change: parsed.change,

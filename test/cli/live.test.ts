@@ -81,6 +81,25 @@ describe('report (live)', () => {
     expect(out).toContain(`${clusterCount} cluster(s) read in ${REGION}`);
   });
 
+  it('opens with a cluster × severity table, then shows the current state whole (c: the parse failure with its line and fix) before any what-if', async () => {
+    const { out } = await run(['report', '--region', REGION, '--fail-on', 'none']);
+    expect(out.startsWith('Summary: current-state findings by severity\n')).toBe(true);
+    const table = out.slice(0, out.indexOf('\n\n'));
+    expect(table).toMatch(/^CLUSTER +CRITICAL +HIGH +MEDIUM +LOW +INFO +WHAT-IF FINDINGS$/m);
+    expect(table).toMatch(new RegExp(`^${YAML_SLIP} \\(${ACCOUNT}, ${REGION}\\) +2 +0 +0 +1 +0 +\\d+$`, 'm'));
+    expect(table.split('\n')).toHaveLength(clusterCount + 2);
+    const start = out.indexOf(`=== Cluster ${YAML_SLIP} `);
+    const end = out.indexOf('=== Cluster ', start + 1);
+    const section = out.slice(start, end === -1 ? undefined : end);
+    const failure = section.search(/CRITICAL\s+aws-auth\/parse-failure/);
+    const firstWhatIf = section.search(/^What-if/m);
+    expect(failure).toBeGreaterThan(-1);
+    expect(firstWhatIf).toBeGreaterThan(failure);
+    const shown = section.slice(failure, firstWhatIf);
+    expect(shown).toContain('mapRoles line 14:1');
+    expect(shown).toMatch(/Fix\n\s+Fix the YAML of mapRoles at mapRoles line 14:1/);
+  });
+
   it('exits 0 with --fail-on none and prints JSON with every what-if', async () => {
     const { code, out } = await run(['report', '--region', REGION, '--fail-on', 'none', '--format', 'json']);
     expect(code).toBe(0);
@@ -173,7 +192,8 @@ describe('report (live)', () => {
       'markdown',
     ]);
     expect(code).toBe(1);
-    expect(out.startsWith(`# Cluster \`${KARPENTER}\` (account ${ACCOUNT}, region ${REGION})\n`)).toBe(true);
+    expect(out.startsWith('# Summary: current-state findings by severity\n')).toBe(true);
+    expect(out).toContain(`\n# Cluster \`${KARPENTER}\` (account ${ACCOUNT}, region ${REGION})\n`);
     expect(out).toContain('nodegroup/deletion-orphans-role');
     expect(out).toContain('aws eks create-access-entry');
     expect(

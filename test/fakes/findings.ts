@@ -68,13 +68,32 @@ export function createFinding(overrides: FindingOverrides = {}): Finding {
   return finding;
 }
 
+/** renderText's code frame: `    --- sh ---` … `    --- end ---` (the dash run as long as needed). */
+const TEXT_FRAME_OPEN = /^ {4}(-{3,}) \S+ \1$/;
+
+/** The line that closes the text frame `line` opens, or undefined when it opens none. */
+function textFrameClose(line: string): string | undefined {
+  const dashes = TEXT_FRAME_OPEN.exec(line)?.[1];
+  return dashes === undefined ? undefined : `    ${dashes} end ${dashes}`;
+}
+
 /**
  * Whether a code fence is left open at the end of `text` (CommonMark rules: up to three spaces of
  * indentation; a fence closes with the same character, at least as long, and nothing after it).
  */
 export function hasOpenFence(text: string): boolean {
   let open: { char: string; length: number } | undefined;
+  let frameClose: string | undefined;
   for (const line of text.split('\n')) {
+    // Code inside a text frame is code, not Markdown.
+    if (frameClose !== undefined) {
+      if (line === frameClose) frameClose = undefined;
+      continue;
+    }
+    if (open === undefined && textFrameClose(line) !== undefined) {
+      frameClose = textFrameClose(line);
+      continue;
+    }
     const m = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
     const run = m?.[1];
     if (m === null || run === undefined) continue;
@@ -90,20 +109,22 @@ export function hasOpenFence(text: string): boolean {
   return open !== undefined;
 }
 
-/** The contents of every fenced code block in `text`, in order. */
+/** The contents of every fenced (Markdown) or framed (text) code block in `text`, in order. */
 export function codeBlocksOf(text: string): string[] {
   const blocks: string[] = [];
-  let open: { char: string; length: number; lines: string[] } | undefined;
+  let open: { char: string; length: number; close?: string | undefined; lines: string[] } | undefined;
   for (const line of text.split('\n')) {
     const m = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
     const run = m?.[1];
     if (open !== undefined) {
-      if (
-        run !== undefined &&
-        run.charAt(0) === open.char &&
-        run.length >= open.length &&
-        (m?.[2] ?? '').trim() === ''
-      ) {
+      const closes =
+        open.char === 'frame'
+          ? line === open.close
+          : run !== undefined &&
+            run.charAt(0) === open.char &&
+            run.length >= open.length &&
+            (m?.[2] ?? '').trim() === '';
+      if (closes) {
         blocks.push(open.lines.join('\n'));
         open = undefined;
       } else {
@@ -111,6 +132,8 @@ export function codeBlocksOf(text: string): string[] {
       }
     } else if (run !== undefined && !(run.charAt(0) === '`' && (m?.[2] ?? '').includes('`'))) {
       open = { char: run.charAt(0), length: run.length, lines: [] };
+    } else if (textFrameClose(line) !== undefined) {
+      open = { char: 'frame', length: 0, close: textFrameClose(line), lines: [] };
     }
   }
   return blocks;

@@ -1,14 +1,14 @@
 /**
  * Plain-text rendering for a terminal (80–120 columns) or an e-mail body. Prose is wrapped at 80
- * columns; code (AWS CLI, Terraform, aws-auth YAML) is printed flush left between fences, never
- * wrapped or indented, so it can be copied exactly.
+ * columns; code (AWS CLI, Terraform, aws-auth YAML) is printed flush left between two indented
+ * frame lines (`    --- sh ---` … `    --- end ---`, no Markdown fences), never wrapped or
+ * indented, so it can be copied exactly.
  */
 import type { Finding, Severity } from '../model.ts';
 import {
   actorLine,
   type Block,
   clusterLabel,
-  codeBlock,
   commonCluster,
   DEFAULT_MAX_CHARS,
   DEFAULT_TITLE,
@@ -20,11 +20,23 @@ import {
   oneLine,
   type RenderOptions,
   resultLine,
+  sanitize,
   sortFindings,
   wrap,
 } from './layout.ts';
 
 const WIDTH = 80;
+
+/**
+ * A code block framed by two indented lines (`    --- sh ---` … `    --- end ---`); the code itself
+ * flush left, as it is copied. The dash run grows until no line of the code could pass for a frame.
+ */
+function framedCode(code: string, language: string): string {
+  const body = sanitize(code).replace(/\n+$/, '');
+  let dashes = '---';
+  while (body.split('\n').some((line) => line.trimStart().startsWith(dashes))) dashes += '-';
+  return `    ${dashes} ${language === '' ? 'code' : language} ${dashes}\n${body}\n    ${dashes} end ${dashes}\n`;
+}
 
 const ANSI: Record<Severity, string> = {
   critical: '\u001b[1;97;41m',
@@ -87,7 +99,7 @@ function renderFindingBlock(f: Finding, color: boolean): string {
     text += '\n  Fix\n';
     text += `${wrap(r.summary.trim(), WIDTH, '    ').join('\n')}\n`;
     for (const { label, code, language } of fixCode(r))
-      text += `\n    ${label}:\n${codeBlock(code, language)}`;
+      text += `\n    ${label}:\n${framedCode(code, language)}`;
     if (r.notes !== undefined && r.notes.length > 0) {
       text += '\n    Notes:\n';
       for (const note of r.notes) {

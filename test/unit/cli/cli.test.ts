@@ -50,7 +50,7 @@ describe('runCli usage', () => {
     const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
     const { code, out } = await run(['--version']);
     expect(code).toBe(0);
-    expect(out).toBe(`eks-auth-sentinel ${pkg.version}\n`);
+    expect(out).toBe(`eks-auth-sentinel ${pkg.version} (snapshot schema 1)\n`);
   });
 
   it('exits 2 with one line when the command is missing', async () => {
