@@ -337,6 +337,10 @@ export class EntryListDecoder {
         continue;
       }
       if (item.t !== 'null') {
+        // The element keeps what an earlier case-variant `groups` field left in it, or "".
+        const kept = b[j] as string;
+        const as =
+          kept === '' ? 'an empty string' : `${JSON.stringify(kept)}, left by an earlier groups field`;
         this.mismatch(
           pending,
           index,
@@ -344,7 +348,7 @@ export class EntryListDecoder {
           item,
           'a string',
           'string',
-          (d) => `group ${j} of ${this.key} entry ${index} (${d}), decoded as an empty string`,
+          (d) => `group ${j} of ${this.key} entry ${index} (${d}), decoded as ${as}`,
         );
       }
     }
