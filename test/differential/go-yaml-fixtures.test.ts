@@ -23,39 +23,6 @@ const expected = (name: string) =>
     authenticator: string;
   };
 
-/** Where parseAwsAuth still disagrees with the authenticator. */
-const PENDING = new Set([
-  // until the go-yaml front end lands (issue 9)
-  'alias-error-in-map-accounts',
-  'anchor-name-libyaml-rejects',
-  'bom-at-value-start',
-  'case-variant-duplicate-with-bad-item',
-  'comment-after-bracket',
-  'comment-after-quote',
-  'document-end-marker-before-content',
-  'dotless-i-in-field-name',
-  'dotted-capital-i-in-field-name',
-  'escaped-slash',
-  'flow-list-continuation-not-indented',
-  'flow-sequence-dash-only',
-  'folded-block-scalar-at-end-without-final-newline',
-  'literal-block-scalar-at-end-without-final-newline',
-  'lone-cr-line-endings',
-  'ls-line-break',
-  'ls-line-break-between-fields',
-  'nel-line-break',
-  'nel-line-break-between-fields',
-  'ps-line-break',
-  'ps-line-break-between-fields',
-  'quoted-continuation-not-indented',
-  'sso-as-list',
-  'sso-as-string',
-  'sso-partition-aws-eusc',
-  'tab-only-line-after-entries',
-  'tag-verbatim-empty',
-  'yaml-1-2-directive',
-]);
-
 let ref: GoReference;
 let answers: Map<string, GoResult>;
 
@@ -83,9 +50,7 @@ describe('go-yaml quirk fixtures: the recorded results are the authenticator’s
 
 describe('go-yaml quirk fixtures: parseAwsAuth reads them as the authenticator does', () => {
   for (const name of NAMES) {
-    // PENDING holds the quirks parseAwsAuth still gets wrong: until the go-yaml front end lands (issue 9)
-    const test = PENDING.has(name) ? it.fails : it;
-    test(`${name}: same key statuses and mappings`, () => {
+    it(`${name}: same key statuses and mappings`, () => {
       const recorded = expected(name);
       const read = configMapDataFromManifest(manifest(name));
       if (!read.ok) throw new Error(`the manifest did not read: ${read.error}`);

@@ -29,7 +29,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -38,6 +37,9 @@ import (
 	"strings"
 	"unicode"
 
+	// encoding/json of Go 1.19 with Go >= 1.21 field-name folding (ı and İ fold to I), because
+	// the authenticator upstream ships built with Go 1.26; build.sh makes this package.
+	json "aws-auth-reference/json"
 	"gopkg.in/yaml.v2"
 	sigsyaml "sigs.k8s.io/yaml"
 )

@@ -202,6 +202,7 @@ export class EntryListDecoder {
   // Hot path (once per entry): no closure is created unless there is something to report.
   private entry(v: JVal, index: number): RawEntry {
     const e: RawEntry = { arn: '', sso: null, username: '', groups: [], userid: '' };
+    this.groupsBacking = [];
     if (v.t === 'null') return e;
     if (v.t !== 'object') {
       this.issues.push({
@@ -280,8 +281,19 @@ export class EntryListDecoder {
     return e;
   }
 
+  /**
+   * The backing array of the entry's `groups` slice (its length is the slice's capacity). A
+   * repeated field (`Groups:` then `groups:`) decodes into the same slice, as encoding/json's
+   * `array()` does: elements within the capacity keep their old value when the new item is null
+   * or of the wrong type, and the length becomes the new array's.
+   */
+  private groupsBacking: string[] = [];
+
   private groups(cur: string[], v: JVal, index: number, pending: Pending): string[] {
-    if (v.t === 'null') return [];
+    if (v.t === 'null') {
+      this.groupsBacking = [];
+      return [];
+    }
     if (v.t !== 'array') {
       const nodes =
         v.t === 'string' && /system:nodes/.test(v.v)
@@ -298,9 +310,16 @@ export class EntryListDecoder {
       );
       return cur;
     }
-    const out: string[] = [];
+    let b = this.groupsBacking;
+    let len = cur.length;
     for (let j = 0; j < v.items.length; j++) {
       const item = v.items[j] as JVal;
+      if (j >= b.length) {
+        const grown = new Array<string>(Math.max(4, b.length + Math.floor(b.length / 2))).fill('');
+        for (let k = 0; k < len; k++) grown[k] = b[k] as string;
+        b = grown;
+      }
+      if (j >= len) len = j + 1;
       if (item.t === 'string') {
         if (item.dashFold) {
           pending.push((desc) => {
@@ -314,10 +333,14 @@ export class EntryListDecoder {
             };
           });
         }
-        out.push(item.v);
+        b[j] = item.v;
         continue;
       }
       if (item.t !== 'null') {
+        // The element keeps what an earlier case-variant `groups` field left in it, or "".
+        const kept = b[j] as string;
+        const as =
+          kept === '' ? 'an empty string' : `${JSON.stringify(kept)}, left by an earlier groups field`;
         this.mismatch(
           pending,
           index,
@@ -325,12 +348,13 @@ export class EntryListDecoder {
           item,
           'a string',
           'string',
-          (d) => `group ${j} of ${this.key} entry ${index} (${d}), decoded as an empty string`,
+          (d) => `group ${j} of ${this.key} entry ${index} (${d}), decoded as ${as}`,
         );
       }
-      out.push('');
     }
-    return out;
+    // encoding/json `array()`: a shorter array sets the length; an empty one a new empty slice.
+    this.groupsBacking = v.items.length === 0 ? [] : b;
+    return b.slice(0, v.items.length);
   }
 
   private sso(cur: RawSso | null, v: JVal, index: number, pending: Pending): RawSso | null {

@@ -6,6 +6,7 @@
  * reused across duplicates, `*SSOARNMatcher` allocated before a type mismatch, type errors
  * recorded while decoding goes on, the first one returned), then `Validate()` per entry.
  */
+import { goFold } from '../go-text.ts';
 import { unmarshalGoYaml, unmarshalGoYamlStrings } from './decode.ts';
 import type { AwsAuthDataKey, AwsAuthKeyDecode, GoRoleMapping, GoUserMapping, JsonValue } from './index.ts';
 import { yamlToJson } from './yaml-to-json.ts';
@@ -61,64 +62,14 @@ export function isSkippable(data: string): boolean {
   return t === '' || t === '``' || t === '""' || t === "''";
 }
 
-const utf8 = new TextEncoder();
-
 /**
- * encoding/json `foldFunc(name)(name, key)` (Go 1.19 fold.go, the toolchain of the Debian-built
- * reference) for an ASCII field name. Go 1.21 and later fold with `ToUpper(ToLower(r))`, which also
- * maps `ı` and `İ` to `I`; upstream builds with Go 1.26 (see `goFold` in ../go-text.ts).
+ * encoding/json field-name folding as the authenticator runs it: upstream is built with Go 1.26,
+ * whose fold.go (Go >= 1.21 `foldName`) folds each rune to `ToUpper(ToLower(r))`, so `ı` and `İ`
+ * also fold to `I` (Go 1.19's `foldFunc` did not). `goFold` in ../go-text.ts is that rule for keys
+ * matched against ASCII field names; the reference program builds with the same rule.
  */
 export function goJsonFold(name: string, key: string): boolean {
-  const t = utf8.encode(key);
-  let special = false;
-  let nonLetter = false;
-  for (let i = 0; i < name.length; i++) {
-    const upper = name.charCodeAt(i) & 0xdf;
-    if (upper < 0x41 || upper > 0x5a) nonLetter = true;
-    else if (upper === 0x4b || upper === 0x53) special = true;
-  }
-  if (special) return equalFoldRight(name, t);
-  if (t.length !== name.length) return false;
-  for (let i = 0; i < name.length; i++) {
-    const sb = name.charCodeAt(i);
-    const tb = t[i] as number;
-    if (nonLetter) {
-      if (sb === tb) continue;
-      const isLetter = (sb >= 0x61 && sb <= 0x7a) || (sb >= 0x41 && sb <= 0x5a);
-      if (!isLetter || (sb & 0xdf) !== (tb & 0xdf)) return false;
-    } else if ((sb & 0xdf) !== (tb & 0xdf)) {
-      return false;
-    }
-  }
-  return true;
-}
-
-/** fold.go `equalFoldRight`: `s`/`S` also match U+017F (ſ), `k`/`K` also match U+212A (Kelvin). */
-function equalFoldRight(name: string, t: Uint8Array): boolean {
-  let j = 0;
-  for (let i = 0; i < name.length; i++) {
-    if (j >= t.length) return false;
-    const sb = name.charCodeAt(i);
-    const tb = t[j] as number;
-    if (tb < 0x80) {
-      if (sb !== tb) {
-        const sbUpper = sb & 0xdf;
-        if (sbUpper >= 0x41 && sbUpper <= 0x5a) {
-          if (sbUpper !== (tb & 0xdf)) return false;
-        } else {
-          return false;
-        }
-      }
-      j++;
-      continue;
-    }
-    const isLongS = tb === 0xc5 && t[j + 1] === 0xbf;
-    const isKelvin = tb === 0xe2 && t[j + 1] === 0x84 && t[j + 2] === 0xaa;
-    if ((sb === 0x73 || sb === 0x53) && isLongS) j += 2;
-    else if ((sb === 0x6b || sb === 0x4b) && isKelvin) j += 3;
-    else return false;
-  }
-  return j === t.length;
+  return goFold(key) === name.toUpperCase();
 }
 
 /** A Go slice of strings: `len` elements of `b` are visible, `b.length` is the capacity. */

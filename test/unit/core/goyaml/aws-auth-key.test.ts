@@ -48,10 +48,16 @@ describe('decodeAwsAuthKey', () => {
     ]);
   });
 
-  it('folds field names like encoding/json: ſ matches s, ı and İ match nothing', () => {
+  it('folds field names like Go >= 1.21 encoding/json: ſ matches s, ı and İ match i, é matches nothing', () => {
     expect(decodeAwsAuthKey('mapRoles', `- rolearn: ${ARN}\n  uſername: u\n`).roles[0]?.username).toBe('u');
-    const r = decodeAwsAuthKey('mapRoles', `- rolearn: ${ARN}\n  usernamı: u\n  userİd: v\n`);
-    expect(r.roles[0]).toMatchObject({ username: '', userid: '' });
+    const r = decodeAwsAuthKey('mapRoles', `- rolearn: ${ARN}\n  usernamı: u\n  userİd: v\n  useriD: w\n`);
+    // usernamı folds to USERNAMI (not username); userİd and useriD both fold to USERID, and the
+    // last in YAMLToJSON's sorted key order (useriD < userİd by bytes) wins.
+    expect(r.roles[0]).toMatchObject({ username: '', userid: 'v' });
+    const d = decodeAwsAuthKey('mapRoles', `- rolearn: ${ARN}\n  userıd: v\n`);
+    expect(d.roles[0]).toMatchObject({ userid: 'v' });
+    const n = decodeAwsAuthKey('mapRoles', `- rolearn: ${ARN}\n  usernamé: u\n`);
+    expect(n.roles[0]).toMatchObject({ username: '' });
   });
 
   it('accepts the aws-eusc SSO partition', () => {
