@@ -4,8 +4,12 @@
  * process, in chunks of 10 000. Records the count, the disagreements by class and the time.
  * `DIFF_SEED` / `DIFF_RUNS` as in the test.
  */
-import { coarseClasses, type DifferentialReport, runDifferential } from '../test/differential/harness.ts';
-import { startReference } from '../test/differential/reference.ts';
+import {
+  coarseClasses,
+  type DifferentialReport,
+  runDifferential,
+} from '../test/support/differential-harness.ts';
+import { startReference } from '../test/support/go-reference.ts';
 
 export interface ParserDifferentialResult {
   report: DifferentialReport;

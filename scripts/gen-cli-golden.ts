@@ -39,7 +39,8 @@ export function goldenArgvs(): string[][] {
   argvs.push(['rules', '--format', 'json']);
   for (const file of files) {
     const s = JSON.parse(readFileSync(join(REPO_ROOT, file), 'utf8')) as ScenarioShape;
-    for (const format of ['json', 'text', 'markdown']) argvs.push(['assess', '--snapshot', file, '--format', format]);
+    for (const format of ['json', 'text', 'markdown'])
+      argvs.push(['assess', '--snapshot', file, '--format', format]);
     const whatifs: string[][] = [];
     for (const n of s.nodegroups?.data ?? []) whatifs.push(['--delete-nodegroup', n.name]);
     for (const p of s.fargateProfiles?.data ?? []) whatifs.push(['--delete-fargate-profile', p.name]);

@@ -1,7 +1,7 @@
 /**
  * Regenerates the generated sections of README.md (the rule table, from the rule registry).
  * `npx tsx scripts/gen-readme.ts` writes; `--check` exits 1 when README.md is out of date.
- * test/unit/readme.test.ts runs the check so the table cannot drift from the registry.
+ * test/docs/readme.test.ts runs the check so the table cannot drift from the registry.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

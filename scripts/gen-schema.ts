@@ -3,7 +3,7 @@
  *   npx tsx scripts/gen-schema.ts          write schema/cluster-snapshot.schema.json
  *   npx tsx scripts/gen-schema.ts --check  exit 1 when the committed file is stale
  * The file is formatted with the repo's Biome so `biome check` stays green; the freshness test
- * (test/unit/core/snapshot-schema.test.ts) compares parsed JSON, so formatting cannot make it drift.
+ * (test/core/snapshot-schema.test.ts) compares parsed JSON, so formatting cannot make it drift.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -24,8 +24,8 @@ import { parseArgs } from 'node:util';
 import S3rver from 's3rver';
 import { startSandbox } from '../infra/sandbox/index.ts';
 import { loadScenarios } from '../infra/sandbox/scenarios.ts';
-import { createStateTable, startDynalite } from '../test/adapters/dynamodb-helpers.ts';
-import { startLocalQueueAndParameters } from '../test/functions/local-queue-and-parameters.ts';
+import { createStateTable, startDynalite } from '../test/support/dynamodb-helpers.ts';
+import { startLocalQueueAndParameters } from '../test/support/local-queue-and-parameters.ts';
 
 const TABLE = 'eks-auth-sentinel-local';
 const BUCKET = 'eks-auth-sentinel-local';

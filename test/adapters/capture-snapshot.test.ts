@@ -7,7 +7,7 @@ import type { ClusterSnapshot, ComputeNode } from '../../shared/core/model.ts';
 import { validateSnapshot } from '../../shared/core/snapshot-schema.ts';
 import { CollectionError } from '../../shared/errors.ts';
 import type { CaptureDeps } from '../../shared/ports.ts';
-import { callsOf, loadScenario, sandboxDeps } from './sandbox-helpers.ts';
+import { callsOf, loadScenario, sandboxDeps } from '../support/sandbox-helpers.ts';
 
 const REGION = 'eu-west-1';
 const ACCT = '111122223333';

@@ -10,9 +10,9 @@ import { createDynamoDbIdempotencyStore } from '../../shared/adapters/dynamodb-i
 import { type AlertRecord, planAlerts } from '../../shared/core/alerts.ts';
 import type { ClusterId } from '../../shared/core/model.ts';
 import { ConcurrentUpdateError, MonitorIoError } from '../../shared/errors.ts';
-import { createFinding, createRemediation } from '../fakes/findings.ts';
-import { createFakeClock } from '../fakes/monitor.ts';
-import { createStateTable, startDynalite } from './dynamodb-helpers.ts';
+import { createStateTable, startDynalite } from '../support/dynamodb-helpers.ts';
+import { createFinding, createRemediation } from '../support/findings.ts';
+import { createFakeClock } from '../support/monitor.ts';
 
 const TABLE = 'sentinel-state';
 const KEY: ClusterId = { accountId: '111122223333', region: 'eu-west-1', clusterName: 'prod' };

@@ -3,7 +3,7 @@ import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { createEksClient, createEksReader } from '../../shared/adapters/eks.ts';
 import type { AccessEntry, ClusterSnapshot } from '../../shared/core/model.ts';
 import { AwsApiError } from '../../shared/errors.ts';
-import { callsOf, clientOptions, loadScenario } from './sandbox-helpers.ts';
+import { callsOf, clientOptions, loadScenario } from '../support/sandbox-helpers.ts';
 
 const REGION = 'eu-west-1';
 const ACCT = '111122223333';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { createLiveCaptureDeps } from '../../shared/adapters/live.ts';
 import { captureSnapshot } from '../../shared/app/capture-snapshot.ts';
-import { callsOf, loadScenario } from './sandbox-helpers.ts';
+import { callsOf, loadScenario } from '../support/sandbox-helpers.ts';
 
 const KEYS = [
   'AWS_ENDPOINT_URL_EKS',

@@ -11,7 +11,7 @@ import {
   writeFileAtomic,
 } from '../../shared/adapters/file-store.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
-import { loadScenario } from './sandbox-helpers.ts';
+import { loadScenario } from '../support/sandbox-helpers.ts';
 
 const KEY = { accountId: '111122223333', region: 'eu-west-1', clusterName: 'prod' };
 

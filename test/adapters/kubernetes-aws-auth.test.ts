@@ -6,7 +6,7 @@ import { createEksTokenProvider } from '../../shared/adapters/kube-token.ts';
 import { createKubeReader } from '../../shared/adapters/kubernetes.ts';
 import { createAwsAuthReader } from '../../shared/adapters/kubernetes-aws-auth.ts';
 import type { KubeClusterRef } from '../../shared/ports.ts';
-import { clientOptions, loadScenario } from './sandbox-helpers.ts';
+import { clientOptions, loadScenario } from '../support/sandbox-helpers.ts';
 
 let sandbox: Sandbox;
 let ref: KubeClusterRef;

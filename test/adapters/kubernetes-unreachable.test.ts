@@ -1,7 +1,7 @@
 /**
  * Both Kubernetes readers against endpoints that cannot be reached — a closed port and a server
  * that accepts and never answers — say `could not reach the API server: …` with the failure, the
- * phrase monitor/source-unavailable reads back (test/unit/core/endpoint-access.test.ts).
+ * phrase monitor/source-unavailable reads back (test/core/endpoint-access.test.ts).
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import { createEksTokenProvider } from '../../shared/adapters/kube-token.ts';
 import { createKubeReader } from '../../shared/adapters/kubernetes.ts';
 import { createAwsAuthReader } from '../../shared/adapters/kubernetes-aws-auth.ts';
 import type { KubeClusterRef } from '../../shared/ports.ts';
-import { clientOptions, loadScenario } from './sandbox-helpers.ts';
+import { clientOptions, loadScenario } from '../support/sandbox-helpers.ts';
 
 let sandbox: Sandbox;
 let ca: string;

@@ -8,7 +8,7 @@ import { parseAllDocuments } from 'yaml';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { captureSnapshots } from '../../shared/app/capture-snapshot.ts';
 import { listClusters } from '../../shared/app/list-clusters.ts';
-import { loadScenario, sandboxDeps } from './sandbox-helpers.ts';
+import { loadScenario, sandboxDeps } from '../support/sandbox-helpers.ts';
 
 const READERS_GROUP = 'eks-auth-sentinel:readers';
 /** STS GetCallerIdentity needs no IAM permission (the EKS token is a presigned call of it). */

@@ -7,8 +7,8 @@ import {
 } from '../../shared/adapters/s3-snapshot-store.ts';
 import type { ClusterId, ClusterSnapshot } from '../../shared/core/model.ts';
 import { MonitorIoError } from '../../shared/errors.ts';
-import { startS3rver } from './s3rver-helpers.ts';
-import { loadScenario } from './sandbox-helpers.ts';
+import { startS3rver } from '../support/s3rver-helpers.ts';
+import { loadScenario } from '../support/sandbox-helpers.ts';
 
 const BUCKET = 'sentinel-snapshots';
 let local: Awaited<ReturnType<typeof startS3rver>>;

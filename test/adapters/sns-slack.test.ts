@@ -8,8 +8,8 @@ import { deliverAlerts } from '../../shared/app/deliver-alerts.ts';
 import type { PendingNotice } from '../../shared/core/alerts.ts';
 import type { SlackPayload } from '../../shared/core/render/slack.ts';
 import { SNS_MESSAGE_SCHEMA } from '../../shared/core/render/sns.ts';
-import { createFinding, TEST_CLUSTER } from '../fakes/findings.ts';
-import { createFakeAlertStore, createFakeClock } from '../fakes/monitor.ts';
+import { createFinding, TEST_CLUSTER } from '../support/findings.ts';
+import { createFakeAlertStore, createFakeClock } from '../support/monitor.ts';
 
 let sandbox: Sandbox;
 let topicArn: string;

@@ -8,7 +8,7 @@ import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { DeadlineExceededError } from '../../shared/adapters/aws-clients.ts';
 import type { LiveDepsOptions } from '../../shared/adapters/live.ts';
 import { captureSnapshot } from '../../shared/app/capture-snapshot.ts';
-import { callsOf, loadScenario, sandboxDeps } from './sandbox-helpers.ts';
+import { callsOf, loadScenario, sandboxDeps } from '../support/sandbox-helpers.ts';
 
 const REGION = 'eu-west-1';
 const target = { region: REGION, clusterName: 'prod' };

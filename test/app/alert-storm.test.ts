@@ -13,9 +13,9 @@ import {
 import { deliverAlerts } from '../../shared/app/deliver-alerts.ts';
 import { runSnapshot } from '../../shared/app/run-snapshot.ts';
 import { GROUP_LISTS } from '../../shared/core/alerts.ts';
-import { createStateTable, startDynalite, TEST_CREDENTIALS } from '../adapters/dynamodb-helpers.ts';
-import { loadScenario } from '../fakes/snapshot-builder.ts';
-import { createHarness, KEY, MONITOR } from './harness.ts';
+import { createHarness, KEY, MONITOR } from '../support/app-harness.ts';
+import { createStateTable, startDynalite, TEST_CREDENTIALS } from '../support/dynamodb-helpers.ts';
+import { loadScenario } from '../support/snapshot-builder.ts';
 
 const TABLE = 'sentinel-state-storm';
 const ENTRIES = 6_000;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { buildReport, ReportRequestError } from '../../shared/app/build-report.ts';
-import { createFakeSnapshotStore } from '../fakes/monitor.ts';
-import { loadScenario } from '../fakes/snapshot-builder.ts';
-import { createFakeCluster } from './fake-cluster.ts';
-import { MONITOR } from './harness.ts';
+import { MONITOR } from '../support/app-harness.ts';
+import { createFakeCluster } from '../support/fake-cluster.ts';
+import { createFakeSnapshotStore } from '../support/monitor.ts';
+import { loadScenario } from '../support/snapshot-builder.ts';
 
 const settings = {
   accountId: '111122223333',

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { DeliveryError, deliverAlerts } from '../../shared/app/deliver-alerts.ts';
 import type { ChannelPolicy } from '../../shared/core/alerts.ts';
 import type { ClusterId, Finding } from '../../shared/core/model.ts';
-import { createFinding, TEST_CLUSTER } from '../fakes/findings.ts';
-import { createFakeAlertStore, createFakeClock, createFakeSender } from '../fakes/monitor.ts';
+import { createFinding, TEST_CLUSTER } from '../support/findings.ts';
+import { createFakeAlertStore, createFakeClock, createFakeSender } from '../support/monitor.ts';
 
 const KEY: ClusterId = {
   accountId: TEST_CLUSTER.accountId,

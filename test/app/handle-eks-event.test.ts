@@ -5,8 +5,8 @@ import {
   handleEksEvent,
 } from '../../shared/app/handle-eks-event.ts';
 import { runSnapshot } from '../../shared/app/run-snapshot.ts';
-import { loadScenario } from '../fakes/snapshot-builder.ts';
-import { createHarness, KEY, loadRecord, MONITOR } from './harness.ts';
+import { createHarness, KEY, loadRecord, MONITOR } from '../support/app-harness.ts';
+import { loadScenario } from '../support/snapshot-builder.ts';
 
 function setup(options: { stored?: boolean } = {}) {
   const h = createHarness(loadScenario('a-karpenter-shares-last-nodegroup-role'));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readAccessEntries, refreshVolatile, settle } from '../../shared/app/read-sources.ts';
 import { CollectionError } from '../../shared/errors.ts';
 import type { ClusterDescription, EksReader } from '../../shared/ports.ts';
-import { buildSnapshot, ec2Entry } from '../fakes/snapshot-builder.ts';
+import { buildSnapshot, ec2Entry } from '../support/snapshot-builder.ts';
 
 const denied = () =>
   new CollectionError('ListAccessEntries denied', {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { runSnapshot } from '../../shared/app/run-snapshot.ts';
 import type { ClusterWorkItem } from '../../shared/ports.ts';
-import { buildSnapshot, loadScenario, NODE_ROLE } from '../fakes/snapshot-builder.ts';
-import { createHarness, KEY, MONITOR } from './harness.ts';
+import { createHarness, KEY, MONITOR } from '../support/app-harness.ts';
+import { buildSnapshot, loadScenario, NODE_ROLE } from '../support/snapshot-builder.ts';
 
 const scheduled: ClusterWorkItem = { ...KEY, reason: 'schedule' };
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ScheduleError, scheduleClusters } from '../../shared/app/schedule-clusters.ts';
-import { createFakeWorkQueue } from '../fakes/monitor.ts';
-import { buildSnapshot } from '../fakes/snapshot-builder.ts';
-import { createFakeCluster } from './fake-cluster.ts';
+import { createFakeCluster } from '../support/fake-cluster.ts';
+import { createFakeWorkQueue } from '../support/monitor.ts';
+import { buildSnapshot } from '../support/snapshot-builder.ts';
 
 describe('scheduleClusters', () => {
   it('queues one schedule item per cluster of the configured Regions', async () => {

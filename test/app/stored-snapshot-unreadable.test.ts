@@ -13,9 +13,9 @@ import {
 } from '../../shared/adapters/s3-snapshot-store.ts';
 import { handleEksEvent } from '../../shared/app/handle-eks-event.ts';
 import { runSnapshot } from '../../shared/app/run-snapshot.ts';
-import { startS3rver } from '../adapters/s3rver-helpers.ts';
-import { loadScenario } from '../fakes/snapshot-builder.ts';
-import { createHarness, KEY, loadRecord, MONITOR } from './harness.ts';
+import { createHarness, KEY, loadRecord, MONITOR } from '../support/app-harness.ts';
+import { startS3rver } from '../support/s3rver-helpers.ts';
+import { loadScenario } from '../support/snapshot-builder.ts';
 
 const BUCKET = 'sentinel-snapshots';
 let local: Awaited<ReturnType<typeof startS3rver>>;

@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../unit/cli/fake-io.ts';
+import { REPO_ROOT } from '../support/fake-io.ts';
 
 describe('incident demo arguments', () => {
   it('answers an unknown option with one line naming it and a usage hint, exit 2', () => {

@@ -12,8 +12,8 @@ import { createFileSnapshotStore, writeFileAtomic } from '../../shared/adapters/
 import type { LiveIo } from '../../shared/cli/io.ts';
 import { runCli } from '../../shared/cli/run-cli.ts';
 import { validateSnapshot } from '../../shared/core/snapshot-schema.ts';
-import { sandboxDeps } from '../adapters/sandbox-helpers.ts';
-import { createFakeIo, REPO_ROOT } from '../unit/cli/fake-io.ts';
+import { createFakeIo, REPO_ROOT } from '../support/fake-io.ts';
+import { sandboxDeps } from '../support/sandbox-helpers.ts';
 
 const REGION = 'eu-west-1';
 const KARPENTER = 'a-karpenter-shares-last-nodegroup-role';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, type Tags } from 'yaml';
 import { HANDLED_EKS_EVENTS } from '../../shared/core/cloudtrail.ts';
-import { ROOT } from '../fakes/snapshot-builder.ts';
+import { ROOT } from '../support/snapshot-builder.ts';
 
 type Json = Record<string, unknown>;
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CONFIG_VARIABLES } from '../../shared/app/config.ts';
-import { ROOT } from '../fakes/snapshot-builder.ts';
+import { ROOT } from '../support/snapshot-builder.ts';
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const deploy = readme.slice(

@@ -9,7 +9,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../fakes/snapshot-builder.ts';
+import { ROOT } from '../support/snapshot-builder.ts';
 
 type Json = Record<string, unknown>;
 interface Resource {

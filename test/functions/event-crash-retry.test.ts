@@ -18,9 +18,12 @@ import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { createS3Client, createS3SnapshotStore } from '../../shared/adapters/s3-snapshot-store.ts';
-import { createStateTable, startDynalite } from '../adapters/dynamodb-helpers.ts';
-import { loadScenario, ROOT } from '../fakes/snapshot-builder.ts';
-import { type LocalQueueAndParameters, startLocalQueueAndParameters } from './local-queue-and-parameters.ts';
+import { createStateTable, startDynalite } from '../support/dynamodb-helpers.ts';
+import {
+  type LocalQueueAndParameters,
+  startLocalQueueAndParameters,
+} from '../support/local-queue-and-parameters.ts';
+import { loadScenario, ROOT } from '../support/snapshot-builder.ts';
 
 const TABLE = 'sentinel-state';
 const BUCKET = 'sentinel-snapshots';

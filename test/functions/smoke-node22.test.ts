@@ -18,9 +18,12 @@ import { DeleteNodegroupCommand, EKSClient } from '@aws-sdk/client-eks';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
-import { createStateTable, startDynalite } from '../adapters/dynamodb-helpers.ts';
-import { loadScenario, ROOT } from '../fakes/snapshot-builder.ts';
-import { type LocalQueueAndParameters, startLocalQueueAndParameters } from './local-queue-and-parameters.ts';
+import { createStateTable, startDynalite } from '../support/dynamodb-helpers.ts';
+import {
+  type LocalQueueAndParameters,
+  startLocalQueueAndParameters,
+} from '../support/local-queue-and-parameters.ts';
+import { loadScenario, ROOT } from '../support/snapshot-builder.ts';
 
 const run = promisify(execFile);
 const NODE22 = join(ROOT, 'tools', 'node22', 'node_modules', '.bin', 'node');

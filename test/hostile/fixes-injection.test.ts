@@ -16,7 +16,7 @@ import { parseAwsAuth } from '../../shared/core/aws-auth/index.ts';
 import { assessSnapshot } from '../../shared/core/engine.ts';
 import type { ClusterSnapshot, Remediation } from '../../shared/core/model.ts';
 import { roleArnWithoutPath } from '../../shared/core/principal.ts';
-import { codeBlocksOf } from '../fakes/findings.ts';
+import { codeBlocksOf } from '../support/findings.ts';
 import { decodeHclDocument } from './hcl-decoder.ts';
 import { runWithStubs } from './shell-stub.ts';
 import { HCL_INJECTION, SHELL_INJECTION, YAML_ALIAS } from './strings.ts';

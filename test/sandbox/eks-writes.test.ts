@@ -14,8 +14,8 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { loadScenarios } from '../../infra/sandbox/scenarios.ts';
-import { waitFor } from './helpers.ts';
-import { ACCOUNT, baseSnapshot, FARGATE_ROLE, REGION } from './seed.ts';
+import { waitFor } from '../support/sandbox-https.ts';
+import { ACCOUNT, baseSnapshot, FARGATE_ROLE, REGION } from '../support/sandbox-seed.ts';
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => {

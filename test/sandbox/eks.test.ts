@@ -13,7 +13,7 @@ import {
 } from '@aws-sdk/client-eks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
-import { ACCOUNT, baseSnapshot, REGION, SHARED_ROLE, SOLO_ROLE } from './seed.ts';
+import { ACCOUNT, baseSnapshot, REGION, SHARED_ROLE, SOLO_ROLE } from '../support/sandbox-seed.ts';
 
 interface TrailEvent {
   detail: {

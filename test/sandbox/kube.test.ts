@@ -2,8 +2,8 @@ import { DeleteNodegroupCommand, EKSClient } from '@aws-sdk/client-eks';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
-import { eksToken, httpsGet, waitFor } from './helpers.ts';
-import { baseSnapshot, MAP_ROLES, REGION } from './seed.ts';
+import { eksToken, httpsGet, waitFor } from '../support/sandbox-https.ts';
+import { baseSnapshot, MAP_ROLES, REGION } from '../support/sandbox-seed.ts';
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => {

@@ -10,7 +10,7 @@ import {
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
-import { ACCOUNT, baseSnapshot, REGION, SHARED_ROLE } from './seed.ts';
+import { ACCOUNT, baseSnapshot, REGION, SHARED_ROLE } from '../support/sandbox-seed.ts';
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => {

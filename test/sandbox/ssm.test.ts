@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { SLACK_WEBHOOK_PARAMETER } from '../../infra/sandbox/ssm-service.ts';
 import { createSsmClient, createWebhookUrlProvider } from '../../shared/adapters/ssm.ts';
-import { baseSnapshot, REGION } from './seed.ts';
+import { baseSnapshot, REGION } from '../support/sandbox-seed.ts';
 
 let sandbox: Sandbox;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 /**
  * fast-check generator of aws-auth ConfigMap `data` for the differential test against the
- * authenticator's own decoder (test/differential/). Mostly realistic mapRoles / mapUsers /
+ * authenticator's own decoder (test/core/aws-auth.differential.test.ts). Mostly realistic mapRoles / mapUsers /
  * mapAccounts, rendered in block or flow style, then mutated at the text level so that every
  * libyaml corner listed in issue 9 shows up: tabs anywhere, every line-break kind (LF, CRLF, CR,
  * NEL, LS, PS), BOM, escapes (`\/`, `\x`, `\u`, `\U`, invalid), directives, document markers and

@@ -1,5 +1,5 @@
 // Command aws-auth-reference decodes aws-auth ConfigMap data exactly as aws-iam-authenticator
-// does, for the differential test (test/differential/). Test tooling, not product code.
+// does, for the differential test (test/core/aws-auth.differential.test.ts). Test tooling, not product code.
 //
 // Copied from kubernetes-sigs/aws-iam-authenticator at commit
 // 81b1daba00d194c00d3cdd8b0a0fece5ba648d4e (v0.7.18-11-g81b1dab, 2026-07-14):

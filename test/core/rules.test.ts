@@ -1,0 +1,422 @@
+import { describe, expect, it } from 'vitest';
+import type { Change } from '../../shared/core/change.ts';
+import { assessSnapshot, diffSnapshots, whatIf } from '../../shared/core/engine.ts';
+import type { ClusterSnapshot, Finding } from '../../shared/core/model.ts';
+import { RULES } from '../../shared/core/rules/registry.ts';
+import {
+  ACCOUNT,
+  ADMIN_ROLE,
+  adminMapping,
+  buildSnapshot,
+  ec2Entry,
+  FARGATE_ROLE,
+  fargateMapping,
+  fargateProfile,
+  karpenterNodes,
+  managedNodes,
+  NODE_ROLE,
+  nodegroup,
+  nodeMapping,
+} from '../support/snapshot-builder.ts';
+
+type Scenario = () => Finding[];
+interface RuleCases {
+  fires: Scenario;
+  silent: Scenario;
+}
+
+const assess = (s: ClusterSnapshot) => assessSnapshot(s);
+const diff = (b: ClusterSnapshot, a: ClusterSnapshot) => diffSnapshots(b, a);
+const predict = (s: ClusterSnapshot, c: Change) => whatIf(s, c).findings;
+
+const withKarpenter = (o: Parameters<typeof buildSnapshot>[0] = {}) =>
+  buildSnapshot({ compute: [...managedNodes(2), ...karpenterNodes(3)], ...o });
+
+/** Each rule: a situation where it must fire and a near-identical one where it must not. */
+const CASES: Record<string, RuleCases> = {
+  'nodes/role-unauthorized': {
+    fires: () => assess(withKarpenter({ mapRoles: adminMapping() })),
+    silent: () => assess(withKarpenter()),
+  },
+  'fargate/pod-execution-role-unauthorized': {
+    fires: () => assess(buildSnapshot({ fargateProfiles: [fargateProfile()] })),
+    silent: () =>
+      assess(
+        buildSnapshot({ fargateProfiles: [fargateProfile()], mapRoles: nodeMapping() + fargateMapping() }),
+      ),
+  },
+  'aws-auth/parse-failure': {
+    fires: () => assess(buildSnapshot({ mapRoles: `${nodeMapping()}- rolearn: [unclosed\n` })),
+    silent: () => assess(buildSnapshot()),
+  },
+  'nodegroup/deletion-orphans-role': {
+    fires: () => predict(withKarpenter(), { kind: 'delete-nodegroup', nodegroupName: 'general' }),
+    silent: () =>
+      predict(withKarpenter({ nodegroups: [nodegroup('general'), nodegroup('spare')] }), {
+        kind: 'delete-nodegroup',
+        nodegroupName: 'general',
+      }),
+  },
+  'access-entry/deletion-unauthorizes': {
+    fires: () =>
+      predict(buildSnapshot({ mode: 'API', entries: [ec2Entry()] }), {
+        kind: 'delete-access-entry',
+        principalArn: NODE_ROLE,
+      }),
+    silent: () =>
+      predict(buildSnapshot({ mode: 'API_AND_CONFIG_MAP', entries: [ec2Entry()] }), {
+        kind: 'delete-access-entry',
+        principalArn: NODE_ROLE,
+      }),
+  },
+  'cluster/auth-mode-drops-principals': {
+    fires: () =>
+      predict(
+        buildSnapshot({
+          mode: 'API_AND_CONFIG_MAP',
+          mapRoles: nodeMapping() + adminMapping(),
+          entries: [ec2Entry()],
+        }),
+        {
+          kind: 'set-auth-mode',
+          mode: 'API',
+        },
+      ),
+    silent: () =>
+      predict(buildSnapshot({ mode: 'API_AND_CONFIG_MAP', entries: [ec2Entry()] }), {
+        kind: 'set-auth-mode',
+        mode: 'API',
+      }),
+  },
+  'access-entry/stale-principal': {
+    fires: () => {
+      const s = buildSnapshot({ mode: 'API', entries: [ec2Entry()] });
+      s.iamRoles = {
+        status: 'ok',
+        data: [{ arn: NODE_ROLE, state: 'exists', createDate: '2026-01-01T00:00:00Z' }],
+      };
+      return assess(s);
+    },
+    silent: () => {
+      const s = buildSnapshot({ mode: 'API', entries: [ec2Entry()] });
+      s.iamRoles = {
+        status: 'ok',
+        data: [{ arn: NODE_ROLE, state: 'exists', createDate: '2024-01-01T00:00:00Z' }],
+      };
+      return assess(s);
+    },
+  },
+  'fargate/entry-not-in-iac': {
+    fires: () =>
+      predict(
+        buildSnapshot({
+          managedFields: [
+            {
+              manager: 'Terraform',
+              operation: 'Update',
+              time: '2026-01-01T00:00:00Z',
+              dataKeys: ['mapRoles'],
+            },
+          ],
+        }),
+        { kind: 'create-fargate-profile', fargateProfileName: 'fp-new', podExecutionRoleArn: FARGATE_ROLE },
+      ),
+    silent: () =>
+      predict(
+        buildSnapshot({
+          managedFields: [
+            {
+              manager: 'vpcLambda',
+              operation: 'Update',
+              time: '2026-01-01T00:00:00Z',
+              dataKeys: ['mapRoles'],
+            },
+          ],
+        }),
+        { kind: 'create-fargate-profile', fargateProfileName: 'fp-new', podExecutionRoleArn: FARGATE_ROLE },
+      ),
+  },
+  'aws-auth/entry-removed': {
+    fires: () => diff(buildSnapshot({ mapRoles: nodeMapping() + adminMapping() }), buildSnapshot()),
+    silent: () => diff(buildSnapshot(), buildSnapshot()),
+  },
+  'aws-auth/role-arn-has-path': {
+    fires: () =>
+      assess(
+        buildSnapshot({ mapRoles: nodeMapping() + adminMapping(`arn:aws:iam::${ACCOUNT}:role/team/admin`) }),
+      ),
+    silent: () => assess(buildSnapshot({ mapRoles: nodeMapping() + adminMapping() })),
+  },
+  'aws-auth/node-role-missing-groups': {
+    fires: () =>
+      assess(
+        buildSnapshot({
+          mapRoles: `- rolearn: ${NODE_ROLE}\n  username: system:node:{{EC2PrivateDNSName}}\n  groups:\n    - system:nodes\n`,
+        }),
+      ),
+    silent: () => assess(buildSnapshot()),
+  },
+  'aws-auth/group-looks-malformed': {
+    fires: () =>
+      assess(
+        buildSnapshot({
+          mapRoles: `${nodeMapping()}- rolearn: ${ADMIN_ROLE}\n  username: admin\n  groups:\n    - system:masters - dev\n`,
+        }),
+      ),
+    silent: () => assess(buildSnapshot({ mapRoles: nodeMapping() + adminMapping() })),
+  },
+  'cluster-admin/granted': {
+    fires: () => diff(buildSnapshot(), buildSnapshot({ mapRoles: nodeMapping() + adminMapping() })),
+    silent: () =>
+      diff(
+        buildSnapshot({ mapRoles: nodeMapping() + adminMapping() }),
+        buildSnapshot({ mapRoles: nodeMapping() + adminMapping() }),
+      ),
+  },
+  'aws-auth/shadowed-duplicate': {
+    fires: () =>
+      assess(
+        buildSnapshot({
+          mapRoles:
+            nodeMapping() + adminMapping() + adminMapping().replace('username: admin', 'username: viewer'),
+        }),
+      ),
+    silent: () => assess(buildSnapshot({ mapRoles: nodeMapping() + adminMapping() })),
+  },
+  'access-entry/orphaned': {
+    fires: () =>
+      assess(
+        buildSnapshot({
+          mode: 'API',
+          entries: [ec2Entry(), ec2Entry(`arn:aws:iam::${ACCOUNT}:role/old-node-role`)],
+        }),
+      ),
+    silent: () => assess(buildSnapshot({ mode: 'API', entries: [ec2Entry()] })),
+  },
+  'cluster/configmap-only-mode': {
+    fires: () => assess(buildSnapshot()),
+    silent: () => assess(buildSnapshot({ mode: 'API_AND_CONFIG_MAP', entries: [ec2Entry()] })),
+  },
+  'monitor/source-unavailable': {
+    fires: () => {
+      const s = buildSnapshot();
+      s.awsAuth = { status: 'error', error: 'kubernetes: 403 Forbidden get configmaps/aws-auth' };
+      return assess(s);
+    },
+    silent: () => assess(buildSnapshot()),
+  },
+};
+
+describe('rule catalog', () => {
+  it('has a fire and a silent case for every rule in the registry', () => {
+    expect(Object.keys(CASES).sort()).toEqual(RULES.map((r) => r.id).sort());
+  });
+
+  it('uses stable, namespaced kebab-case IDs and documents each rule', () => {
+    for (const r of RULES) {
+      expect(r.id).toMatch(/^[a-z0-9-]+\/[a-z0-9-]+$/);
+      expect(r.meaning.length).toBeGreaterThan(40);
+      expect(r.fix.length).toBeGreaterThan(20);
+    }
+  });
+
+  for (const [id, cases] of Object.entries(CASES)) {
+    describe(id, () => {
+      it('fires on the situation it exists for', () => {
+        const hits = cases.fires().filter((f) => f.ruleId === id);
+        expect(hits.length).toBeGreaterThan(0);
+        for (const f of hits) {
+          expect(f.fingerprint).toMatch(/^[0-9a-f]{16}$/);
+          expect(f.cluster).toEqual({ accountId: ACCOUNT, region: 'eu-west-1', name: 'prod' });
+          expect(f.title.length).toBeGreaterThan(10);
+        }
+      });
+      it('stays silent on the near-identical healthy situation', () => {
+        expect(cases.silent().filter((f) => f.ruleId === id)).toEqual([]);
+      });
+    });
+  }
+});
+
+describe('nodes/role-unauthorized', () => {
+  it('names every node that loses access, with count and the fix for CONFIG_MAP mode', () => {
+    const [f] = assess(withKarpenter({ mapRoles: adminMapping() })).filter(
+      (x) => x.ruleId === 'nodes/role-unauthorized',
+    );
+    expect(f?.severity).toBe('critical');
+    expect(f?.blastRadius?.nodeCount).toBe(5);
+    expect(f?.blastRadius?.nodegroups).toEqual(['general']);
+    expect(f?.remediation?.awsAuthYaml).toContain(`rolearn: ${NODE_ROLE}`);
+    expect(f?.remediation?.notes?.join(' ')).toMatch(/access entries need the authentication mode switched/);
+  });
+
+  it('treats a mapping without system:nodes as unauthorized (the space-out-of-place slip)', () => {
+    const slip = `- rolearn: ${NODE_ROLE}\n  username: system:node:{{EC2PrivateDNSName}}\n  groups:\n    - system:bootstrappers - system:nodes\n`;
+    const ids = assess(buildSnapshot({ mapRoles: slip })).map((f) => f.ruleId);
+    expect(ids).toContain('nodes/role-unauthorized');
+    expect(ids).toContain('aws-auth/group-looks-malformed');
+  });
+
+  it('does not match an aws-auth rolearn that carries an IAM path', () => {
+    const pathed = nodeMapping(`arn:aws:iam::${ACCOUNT}:role/nodes/prod-node-role`);
+    const ids = assess(buildSnapshot({ mapRoles: pathed })).map((f) => f.ruleId);
+    expect(ids).toContain('nodes/role-unauthorized');
+    expect(ids).toContain('aws-auth/role-arn-has-path');
+  });
+
+  it('matches role ARNs case-insensitively and a node role given with a path by EKS', () => {
+    const s = buildSnapshot({
+      mapRoles: nodeMapping(NODE_ROLE.toUpperCase().replace('ARN:AWS:IAM', 'arn:aws:iam')),
+    });
+    s.nodegroups = {
+      status: 'ok',
+      data: [nodegroup('general', `arn:aws:iam::${ACCOUNT}:role/eks/prod-node-role`)],
+    };
+    expect(assess(s).map((f) => f.ruleId)).not.toContain('nodes/role-unauthorized');
+  });
+
+  it('lets the access entry win over a broken aws-auth mapping in API_AND_CONFIG_MAP', () => {
+    const broken = `- rolearn: ${NODE_ROLE}\n  username: someone\n  groups: []\n`;
+    const s = buildSnapshot({ mode: 'API_AND_CONFIG_MAP', mapRoles: broken, entries: [ec2Entry()] });
+    expect(assess(s).map((f) => f.ruleId)).not.toContain('nodes/role-unauthorized');
+  });
+
+  it('ignores aws-auth entirely in API mode', () => {
+    const s = buildSnapshot({ mode: 'API', entries: [] });
+    const ids = assess(s).map((f) => f.ruleId);
+    expect(ids).toContain('nodes/role-unauthorized');
+  });
+
+  it('takes the last duplicate mapping as effective', () => {
+    const dead = `- rolearn: ${NODE_ROLE}\n  username: nobody\n  groups: []\n`;
+    expect(assess(buildSnapshot({ mapRoles: nodeMapping() + dead })).map((f) => f.ruleId)).toContain(
+      'nodes/role-unauthorized',
+    );
+    expect(assess(buildSnapshot({ mapRoles: dead + nodeMapping() })).map((f) => f.ruleId)).not.toContain(
+      'nodes/role-unauthorized',
+    );
+  });
+
+  it('never works through mapAccounts alone', () => {
+    const s = buildSnapshot({ data: { mapAccounts: `- "${ACCOUNT}"\n` } });
+    expect(assess(s).map((f) => f.ruleId)).toContain('nodes/role-unauthorized');
+  });
+
+  it('treats a deleted aws-auth (absent) in CONFIG_MAP mode as no mappings at all', () => {
+    const s = buildSnapshot();
+    s.awsAuth = { status: 'absent', reason: 'not found' };
+    expect(assess(s).map((f) => f.ruleId)).toContain('nodes/role-unauthorized');
+  });
+
+  it('treats an access entry bound to a re-created role as not authorizing', () => {
+    const s = buildSnapshot({ mode: 'API', entries: [ec2Entry()] });
+    s.iamRoles = {
+      status: 'ok',
+      data: [{ arn: NODE_ROLE, state: 'exists', createDate: '2026-01-01T00:00:00Z' }],
+    };
+    expect(assess(s).map((f) => f.ruleId)).toEqual(
+      expect.arrayContaining(['nodes/role-unauthorized', 'access-entry/stale-principal']),
+    );
+  });
+});
+
+describe('could not read is not empty', () => {
+  it('never reports entry-removed or role-unauthorized when aws-auth failed to read', () => {
+    const before = withKarpenter();
+    const after = withKarpenter();
+    after.awsAuth = { status: 'error', error: 'kubernetes: connect ETIMEDOUT' };
+    const ids = [...diff(before, after), ...assess(after)].map((f) => f.ruleId);
+    expect(ids).not.toContain('aws-auth/entry-removed');
+    expect(ids).not.toContain('nodes/role-unauthorized');
+    expect(ids).toContain('monitor/source-unavailable');
+  });
+
+  it('never reports orphaned entries when compute could not be read', () => {
+    const s = buildSnapshot({
+      mode: 'API',
+      entries: [ec2Entry(), ec2Entry(`arn:aws:iam::${ACCOUNT}:role/other`)],
+    });
+    s.compute = { status: 'error', error: 'ec2: throttled' };
+    expect(assess(s).map((f) => f.ruleId)).not.toContain('access-entry/orphaned');
+  });
+
+  it('never reports unauthorized nodes in API mode when access entries failed to read', () => {
+    const s = buildSnapshot({ mode: 'API' });
+    s.accessEntries = { status: 'error', error: 'eks: AccessDenied eks:ListAccessEntries' };
+    const ids = assess(s).map((f) => f.ruleId);
+    expect(ids).not.toContain('nodes/role-unauthorized');
+    expect(ids).toContain('monitor/source-unavailable');
+  });
+
+  it('never diffs an aws-auth read that failed before', () => {
+    const before = buildSnapshot({ mapRoles: nodeMapping() + adminMapping() });
+    before.awsAuth = { status: 'error', error: 'x' };
+    expect(diff(before, buildSnapshot()).map((f) => f.ruleId)).not.toContain('aws-auth/entry-removed');
+  });
+});
+
+describe('findings', () => {
+  it('keep the same fingerprint across triggers and captures', () => {
+    const s = withKarpenter({ mapRoles: adminMapping() });
+    const a = assessSnapshot(s, { trigger: 'schedule' }).map((f) => f.fingerprint);
+    const t = structuredClone(s);
+    t.capturedAt = '2026-11-21T00:00:00Z';
+    const b = assessSnapshot(t, { trigger: 'event:DeleteNodegroup' }).map((f) => f.fingerprint);
+    expect(b).toEqual(a);
+  });
+
+  it('are sorted most severe first', () => {
+    const fs = assess(withKarpenter({ mapRoles: adminMapping() }));
+    const ranks = fs.map((f) => ['critical', 'high', 'medium', 'low', 'info'].indexOf(f.severity));
+    expect(ranks).toEqual([...ranks].sort((x, y) => x - y));
+  });
+});
+
+describe('fargate/entry-not-in-iac on a snapshot', () => {
+  it('fires when a profile was created after the IaC tool last wrote mapRoles and its entry is present', () => {
+    const s = buildSnapshot({
+      mapRoles: nodeMapping() + fargateMapping(),
+      fargateProfiles: [fargateProfile('fp-default', FARGATE_ROLE, { createdAt: '2026-06-01T00:00:00Z' })],
+      managedFields: [
+        { manager: 'Terraform', operation: 'Update', time: '2026-01-01T00:00:00Z', dataKeys: ['mapRoles'] },
+        { manager: 'vpcLambda', operation: 'Update', time: '2026-06-01T00:00:05Z', dataKeys: ['mapRoles'] },
+      ],
+    });
+    const f = assess(s).find((x) => x.ruleId === 'fargate/entry-not-in-iac');
+    expect(f?.severity).toBe('high');
+    expect(f?.title).toContain('Terraform');
+  });
+});
+
+describe('fargate/entry-not-in-iac between snapshots', () => {
+  it('fires when EKS added a Fargate entry while Terraform owned mapRoles before (ownership moved to EKS)', () => {
+    const before = buildSnapshot({
+      managedFields: [
+        { manager: 'Terraform', operation: 'Apply', time: '2026-01-01T00:00:00Z', dataKeys: ['mapRoles'] },
+      ],
+    });
+    const after = buildSnapshot({
+      mapRoles: nodeMapping() + fargateMapping(),
+      fargateProfiles: [fargateProfile()],
+      managedFields: [
+        { manager: 'eks', operation: 'Update', time: '2026-06-01T00:00:00Z', dataKeys: ['mapRoles'] },
+      ],
+    });
+    const f = diffSnapshots(before, after).find((x) => x.ruleId === 'fargate/entry-not-in-iac');
+    expect(f?.subject).toBe(FARGATE_ROLE);
+    expect(f?.title).toContain('Terraform');
+  });
+
+  it('stays silent when EKS itself owned mapRoles before', () => {
+    const before = buildSnapshot({
+      managedFields: [
+        { manager: 'eks', operation: 'Update', time: '2026-01-01T00:00:00Z', dataKeys: ['mapRoles'] },
+      ],
+    });
+    const after = buildSnapshot({
+      mapRoles: nodeMapping() + fargateMapping(),
+      fargateProfiles: [fargateProfile()],
+    });
+    expect(diffSnapshots(before, after).map((f) => f.ruleId)).not.toContain('fargate/entry-not-in-iac');
+  });
+});
