@@ -75,7 +75,9 @@ function renderFindingBlock(f: Finding, color: boolean): string {
   if (by !== undefined) lines.push(field('changed by', by));
   if (f.detail.trim().length > 0) {
     lines.push('');
-    lines.push(...wrap(f.detail.trim(), WIDTH, '  '));
+    // No spread: a detail of tens of thousands of lines (an alias bomb's dropped entries) would
+    // overflow the stack as call arguments.
+    for (const line of wrap(f.detail.trim(), WIDTH, '  ')) lines.push(line);
   }
   const br = f.blastRadius;
   if (br !== undefined) {
