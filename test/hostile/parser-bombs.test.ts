@@ -1,0 +1,158 @@
+/**
+ * Issue 8, cases 2 and 3: the parser cannot be stalled and does not give a false "all clear".
+ * An alias bomb, depth bombs (flow and block), multi-document aws-auth, a 1 MiB ConfigMap of
+ * realistic entries and control/bidi characters go into `awsAuth.data.mapRoles` of a scenario with
+ * nodes, then through `assess` and `whatif --auth-mode API` in every format. Each run must end
+ * with exit 0 or 1 (never a crash), and every input the authenticator would drop must yield a
+ * finding. No timing is asserted (speed lives in `npm run bench -- parser-bombs`).
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, runGolden } from '../../scripts/gen-cli-golden.ts';
+import { parseAwsAuth } from '../../shared/core/aws-auth/index.ts';
+import type { ClusterSnapshot } from '../../shared/core/model.ts';
+
+const NODE_ROLE = 'arn:aws:iam::111122223333:role/prod-node-role';
+const NODE_ENTRY = `- rolearn: ${NODE_ROLE}\n  username: system:node:{{EC2PrivateDNSName}}\n  groups:\n  - system:bootstrappers\n  - system:nodes\n`;
+
+const dir = mkdtempSync(join(tmpdir(), 'hostile-bombs-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The node-role scenario with `mapRoles` replaced; written to a file for the CLI. */
+function scenarioWith(name: string, mapRoles: string): string {
+  const s = JSON.parse(
+    readFileSync(join(REPO_ROOT, 'scenarios', 'a-two-nodegroups-share-role.json'), 'utf8'),
+  ) as ClusterSnapshot;
+  if (s.awsAuth.status !== 'ok') throw new Error('scenario without aws-auth');
+  s.awsAuth = { ...s.awsAuth, data: { ...s.awsAuth.data, data: { mapRoles } } };
+  const path = join(dir, `${name}.json`);
+  writeFileSync(path, JSON.stringify(s));
+  return path;
+}
+
+type Finding = { ruleId: string; title?: string; message?: string };
+
+/** `assess` and `whatif --auth-mode API` in json, text and markdown; the rule ids of each JSON run. */
+async function runEverywhere(file: string): Promise<{ assess: Finding[]; whatif: Finding[] }> {
+  const result: Record<string, Finding[]> = {};
+  for (const [label, argv] of [
+    ['assess', ['assess', '--snapshot', file]],
+    ['whatif', ['whatif', '--snapshot', file, '--auth-mode', 'API']],
+  ] as const) {
+    for (const format of ['json', 'text', 'markdown']) {
+      const out = await runGolden([...argv, '--format', format]);
+      expect({ format, argv, code: [0, 1].includes(out.code), stderr: out.stderr }).toEqual({
+        format,
+        argv,
+        code: true,
+        stderr: '',
+      });
+      expect(out.stdout.length).toBeGreaterThan(0);
+      if (format === 'json') result[label] = (JSON.parse(out.stdout) as { findings: Finding[] }).findings;
+    }
+  }
+  return { assess: result.assess ?? [], whatif: result.whatif ?? [] };
+}
+
+const ids = (fs: Finding[]) => [...new Set(fs.map((f) => f.ruleId))].sort();
+
+/** `n` aliases of one anchor, each a list item: linear work, the authenticator keeps nothing. */
+function flatAliases(n: number): string {
+  return `- &a x\n${'- *a\n'.repeat(n)}`;
+}
+
+/** The classic billion-laughs: nine levels of nine aliases; go-yaml refuses it (alias ratio). */
+function billionLaughs(): string {
+  let s = 'a: &a [x, x, x, x, x, x, x, x, x]\n';
+  let prev = 'a';
+  for (const l of ['b', 'c', 'd', 'e', 'f', 'g', 'h', 'i']) {
+    s += `${l}: &${l} [${Array(9).fill(`*${prev}`).join(', ')}]\n`;
+    prev = l;
+  }
+  return s;
+}
+
+const flowNest = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
+const blockNest = (n: number) => `${Array.from({ length: n }, (_, i) => `${' '.repeat(i)}- `).join('\n')}x\n`;
+
+/** Realistic node, developer and admin entries up to `bytes`. */
+function realistic(bytes: number): string {
+  const out: string[] = [NODE_ENTRY];
+  let size = NODE_ENTRY.length;
+  for (let i = 0; size < bytes; i++) {
+    const e = `- rolearn: arn:aws:iam::111122223333:role/team-${i}-deployer\n  username: team-${i}:{{SessionName}}\n  groups:\n  - team-${i}-editors\n  - team-${i}-viewers\n`;
+    out.push(e);
+    size += e.length;
+  }
+  return out.join('');
+}
+
+describe('parser bombs through the CLI (issue 8, case 2)', () => {
+  it('an alias bomb of 20k and 40k aliases completes; the node role is gone and a finding says so', async () => {
+    for (const n of [20_000, 40_000]) {
+      const { assess } = await runEverywhere(scenarioWith(`alias-${n}`, flatAliases(n)));
+      expect(ids(assess)).toContain('nodes/role-unauthorized');
+    }
+  });
+
+  it('a billion-laughs bomb fails the key (go-yaml alias ratio): a parse-failure finding', async () => {
+    expect(parseAwsAuth({ mapRoles: billionLaughs() }).keyStatus.mapRoles).toBe('failed');
+    const { assess } = await runEverywhere(scenarioWith('laughs', billionLaughs()));
+    expect(ids(assess)).toContain('aws-auth/parse-failure');
+  });
+
+  it('flow and block depth bombs of 1,000 / 10,000 / 100,000 levels end in a finding, not a stack overflow', async () => {
+    for (const n of [1_000, 10_000, 100_000]) {
+      for (const [form, text] of [
+        ['flow', flowNest(n)],
+        ['block', blockNest(Math.min(n, 2_000))],
+      ] as const) {
+        const parsed = parseAwsAuth({ mapRoles: text });
+        expect(parsed.roles).toEqual([]);
+        const { assess } = await runEverywhere(scenarioWith(`${form}-${n}`, text));
+        // go-yaml fails the key past its depth limit; below it the key holds no entry.
+        expect(ids(assess), `${form} ${n}`).toContain(
+          parsed.keyStatus.mapRoles === 'failed' ? 'aws-auth/parse-failure' : 'nodes/role-unauthorized',
+        );
+      }
+    }
+  });
+
+  it('a 1 MiB ConfigMap of realistic entries keeps every entry and reports nothing lost', async () => {
+    const text = realistic(1 << 20);
+    const parsed = parseAwsAuth({ mapRoles: text });
+    expect(parsed.keyStatus.mapRoles).toBe('ok');
+    expect(parsed.roles.length).toBe((text.match(/rolearn:/g) ?? []).length);
+    const { assess } = await runEverywhere(scenarioWith('mib', text));
+    expect(ids(assess)).not.toContain('nodes/role-unauthorized');
+  });
+});
+
+describe('multi-document aws-auth (issue 8, case 3)', () => {
+  it('a leading empty document hides the entries from the authenticator: the node role is unauthorized', async () => {
+    const text = `---\n...\n---\n${NODE_ENTRY}`;
+    expect(parseAwsAuth({ mapRoles: text }).roles).toEqual([]);
+    const { assess } = await runEverywhere(scenarioWith('leading-doc', text));
+    expect(ids(assess)).toContain('nodes/role-unauthorized');
+  });
+
+  it('mappings in a second document do not exist for EKS: the node role is unauthorized', async () => {
+    const text = `[]\n---\n${NODE_ENTRY}`;
+    expect(parseAwsAuth({ mapRoles: text }).roles).toEqual([]);
+    const { assess } = await runEverywhere(scenarioWith('second-doc', text));
+    expect(ids(assess)).toContain('nodes/role-unauthorized');
+  });
+});
+
+describe('control and bidi characters in aws-auth (issue 8, case 10)', () => {
+  it('usernames and groups with C0 controls, U+202E and zero-width characters complete everywhere', async () => {
+    const text = `${NODE_ENTRY}- rolearn: arn:aws:iam::111122223333:role/developers\n  username: "dev\\u202Egnp.exe\\u0007\\u200B"\n  groups:\n  - "dev\\u0000team\\u001B[31m"\n`;
+    const parsed = parseAwsAuth({ mapRoles: text });
+    expect(parsed.roles.map((r) => r.username)).toContain('dev\u202Egnp.exe\u0007\u200B');
+    const { assess, whatif } = await runEverywhere(scenarioWith('bidi', text));
+    expect(ids(assess)).not.toContain('nodes/role-unauthorized');
+    expect(whatif.length).toBeGreaterThan(0);
+  });
+});
