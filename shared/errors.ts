@@ -80,13 +80,19 @@ export abstract class SentinelError extends Error {
 const TOKEN_PATTERN = /k8s-aws-v1\.[A-Za-z0-9_-]+/g;
 const PRESIGNED_PATTERN = /X-Amz-(Signature|Credential|Security-Token)=[^&\s"']+/gi;
 const BEARER_PATTERN = /Bearer\s+[A-Za-z0-9._~+/=-]+/gi;
-/** Anything under Slack's webhook host, to the next white space. */
-const SLACK_HOOK_PATTERN = /https:\/\/hooks\.slack\.com\/\S+/g;
+/** Anything under Slack's webhook host, to the next white space, with or without the scheme. */
+const SLACK_HOOK_PATTERN = /(?:https?:\/\/)?hooks\.slack\.com\/[^\s"'<>]*[^\s"'<>:;,.)\]]/gi;
 /** A Slack-style incoming-webhook URL (`…/services/T…/B…/…`), whatever the host. */
 const WEBHOOK_PATTERN = /https?:\/\/[^\s"'<>]*\/services\/[^\s"'<>]+/gi;
+/**
+ * The path or token alone, as a proxy's error page echoes it: `/services/T…/B…/…`, `services/T…/…`
+ * or just the `T…/B…/secret` triple (workspace, channel hook, token).
+ */
+const WEBHOOK_PATH_PATTERN = /(?:\/?\bservices\/)?\bT[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9_-]+/g;
 
 /**
- * Removes EKS tokens, bearer headers, presigned-URL credentials and webhook URLs from a string.
+ * Removes EKS tokens, bearer headers, presigned-URL credentials and webhook URLs (or their path or
+ * token alone) from a string.
  * `webhookUrl`, when known, is removed verbatim as well (a webhook needs no `/services/` path).
  */
 export function redactSecrets(text: string, known: { webhookUrl?: string | undefined } = {}): string {
@@ -97,7 +103,8 @@ export function redactSecrets(text: string, known: { webhookUrl?: string | undef
     .replace(BEARER_PATTERN, 'Bearer <redacted>')
     .replace(PRESIGNED_PATTERN, 'X-Amz-$1=<redacted>')
     .replace(SLACK_HOOK_PATTERN, '<webhook>')
-    .replace(WEBHOOK_PATTERN, '<webhook>');
+    .replace(WEBHOOK_PATTERN, '<webhook>')
+    .replace(WEBHOOK_PATH_PATTERN, '<webhook>');
 }
 
 /** A one-line, secret-free description of any error, for a snapshot's `{status:'error'}`. */

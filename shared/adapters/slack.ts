@@ -68,13 +68,16 @@ export function createSlackNoticeSender(options: SlackSenderOptions): NoticeSend
     }
     let body = '';
     try {
-      body = (await response.text()).slice(0, 200);
+      // Redacted before it is cut to 200 characters, so a cut cannot split a secret past the patterns.
+      body = (await response.text()).slice(0, 65_536);
     } catch {
       // the status says enough
     }
     if (response.ok) return { ok: true };
     const detail =
-      body.trim() === '' ? '' : ` (${redactSecrets(body.trim().replace(/\s+/g, ' '), { webhookUrl: url })})`;
+      body.trim() === ''
+        ? ''
+        : ` (${redactSecrets(body.trim().replace(/\s+/g, ' '), { webhookUrl: url }).slice(0, 200)})`;
     const outcome: PostOutcome = {
       ok: false,
       error: `Slack webhook answered HTTP ${response.status}${detail}`,

@@ -223,7 +223,7 @@ describe('createSlackNoticeSender (sandbox Slack sink)', () => {
 describe('createSlackNoticeSender (local webhook answering 429)', () => {
   let server: Server;
   let url: string;
-  const replies: Array<{ status: number; retryAfter?: string }> = [];
+  const replies: Array<{ status: number; retryAfter?: string; body?: string }> = [];
   let received = 0;
 
   beforeAll(async () => {
@@ -236,7 +236,7 @@ describe('createSlackNoticeSender (local webhook answering 429)', () => {
           reply.status,
           reply.retryAfter === undefined ? {} : { 'retry-after': reply.retryAfter },
         );
-        res.end(reply.status === 200 ? 'ok' : 'rate_limited');
+        res.end(reply.body ?? (reply.status === 200 ? 'ok' : 'rate_limited'));
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -264,6 +264,35 @@ describe('createSlackNoticeSender (local webhook answering 429)', () => {
     expect(result.delivered.size).toBe(1);
     expect(waits).toEqual([2000]);
     expect(received).toBe(2);
+  });
+
+  it('stores a redacted lastError when a proxy page echoes the webhook host, path or token without the scheme', async () => {
+    replies.push({
+      status: 502,
+      body: '<html><body>Bad gateway: hooks.slack.com/services/T1/B1/secret-429 unreachable; retry /services/T1/B1/secret-429 (T1/B1/secret-429)</body></html>',
+    });
+    const alerts = createFakeAlertStore();
+    const key = {
+      accountId: TEST_CLUSTER.accountId,
+      region: TEST_CLUSTER.region,
+      clusterName: TEST_CLUSTER.name,
+    };
+    const summary = await deliverAlerts(
+      { alerts, senders: [createSlackNoticeSender({ webhookUrl: url })], clock: createFakeClock() },
+      key,
+      [createFinding({ fingerprint: 'fp-proxy-echo' })],
+      { kind: 'change' },
+      { slack: { minSeverity: 'low' } },
+    );
+    expect(summary).toMatchObject({ sent: 0, failed: 1 });
+    const stored = JSON.stringify([...alerts.items.values()]);
+    expect(stored).toContain('Slack webhook answered HTTP 502');
+    expect(stored).toContain('lastError');
+    for (const text of [stored, JSON.stringify(summary)]) {
+      expect(text).not.toContain('secret-429');
+      expect(text).not.toContain('T1/B1');
+      expect(text).toContain('<webhook>');
+    }
   });
 
   it('gives up when Retry-After exceeds the budget, and reports the rest undelivered too', async () => {

@@ -100,6 +100,25 @@ describe('redactSecrets', () => {
     expect(redactSecrets('"http://127.0.0.1:9/services/T0/B0/xyz"')).toBe('"<webhook>"');
   });
 
+  it('removes the webhook host and path without the scheme, the path alone and the token alone', () => {
+    const secret = 'T0A1B2C3D/B0E4F5G6H/xYz123SecretToken456abc';
+    for (const [text, want] of [
+      [`502 from hooks.slack.com/services/${secret}: bad gateway`, '502 from <webhook>: bad gateway'],
+      [`<p>upstream /services/${secret} timed out</p>`, '<p>upstream <webhook> timed out</p>'],
+      [`path services/${secret}?x=1`, 'path <webhook>?x=1'],
+      [`token=${secret};`, 'token=<webhook>;'],
+      ['"HOOKS.SLACK.COM/services/T0/B0/xyz"', '"<webhook>"'],
+    ] as const) {
+      expect(redactSecrets(text)).toBe(want);
+      expect(redactSecrets(text)).not.toContain('xYz123SecretToken456abc');
+    }
+  });
+
+  it('keeps ordinary paths and ARNs that only look alike', () => {
+    const text = 'GET /api/v1/services/kube-dns in arn:aws:iam::111122223333:role/T1/B2 (microservices/T1)';
+    expect(redactSecrets(text)).toBe(text);
+  });
+
   it('removes a known webhook URL verbatim even without a /services/ path', () => {
     expect(
       redactSecrets('POST http://127.0.0.1:4000/slack/hook: 500', {
