@@ -12,6 +12,7 @@ import { benchCliStart, cliStartMarkdown } from './cli-start.ts';
 import { benchColdStart, buildBundles, coldStartMarkdown } from './cold-start.ts';
 import { benchEngine, engineMarkdown } from './engine.ts';
 import { benchEventToAlert, eventToAlertMarkdown } from './event-to-alert.ts';
+import { benchParserBombs, parserBombsMarkdown } from './parser-bombs.ts';
 import { benchParserDifferential, parserDifferentialMarkdown } from './parser-differential.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -55,6 +56,11 @@ const SECTIONS: Section[] = [
     id: 'parser-differential',
     title: 'Parser differential: parseAwsAuth vs the authenticator (Go reference) on generated aws-auth',
     run: async () => parserDifferentialMarkdown(await benchParserDifferential()),
+  },
+  {
+    id: 'parser-bombs',
+    title: 'Parser bombs: 1 MiB of aliases and of deep nesting vs 1 MiB of realistic entries',
+    run: () => parserBombsMarkdown(benchParserBombs()),
   },
 ];
 
