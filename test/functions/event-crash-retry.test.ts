@@ -29,7 +29,7 @@ const TABLE = 'sentinel-state';
 const BUCKET = 'sentinel-snapshots';
 const SLACK_PARAMETER = '/eks-auth-sentinel/slack-webhook';
 const HANDLER = join(ROOT, 'functions', 'on-eks-event.ts');
-const INVOKER = join(ROOT, 'test', 'functions', 'invoke-handler.mjs');
+const INVOKER = join(ROOT, 'test', 'support', 'invoke-handler.mjs');
 
 let sandbox: Sandbox;
 let dynamo: Awaited<ReturnType<typeof startDynalite>>;

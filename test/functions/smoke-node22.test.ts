@@ -129,7 +129,7 @@ async function invoke(fn: FunctionName, event: unknown): Promise<Invocation> {
   const { stdout } = await run(
     NODE22,
     [
-      join(ROOT, 'test', 'functions', 'invoke-bundle.mjs'),
+      join(ROOT, 'test', 'support', 'invoke-bundle.mjs'),
       join(work, 'bundles', fn, 'index.js'),
       eventFile,
       resultFile,
