@@ -30,6 +30,8 @@ export interface ClusterInfo {
   endpointPrivateAccess?: boolean;
   /** CIDRs allowed to reach the public endpoint (DescribeCluster `resourcesVpcConfig.publicAccessCidrs`). */
   publicAccessCidrs?: string[];
+  /** The cluster's OIDC issuer URL (DescribeCluster `identity.oidc.issuer`), for IRSA. */
+  oidcIssuer?: string;
 }
 
 /** One entry of the ConfigMap's metadata.managedFields, reduced to what the rules need. */
@@ -144,6 +146,62 @@ export interface IamRole {
   state: 'exists' | 'missing';
   roleId?: string;
   createDate?: string;
+  /**
+   * The role's trust policy as JSON text (GetRole `AssumeRolePolicyDocument`, URL-decoded), for
+   * roles used by Pod Identity or IRSA. Attacker-written: parse it, never evaluate it as code.
+   */
+  trustPolicy?: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workload identity (Pod Identity, IRSA)
+
+/** One EKS Pod Identity association (ListPodIdentityAssociations + DescribePodIdentityAssociation). */
+export interface PodIdentityAssociation {
+  associationId: string;
+  associationArn?: string;
+  namespace: string;
+  serviceAccount: string;
+  /** The role the agent assumes for the pod. */
+  roleArn: string;
+  /** Cross-account role chained from `roleArn`, when set. */
+  targetRoleArn?: string;
+  /** `true`: the agent does not tag the session, so the trust needs no `sts:TagSession`. */
+  disableSessionTags?: boolean;
+  createdAt?: string;
+  modifiedAt?: string;
+}
+
+/** An EKS add-on (ListAddons; DescribeAddon for the ones the rules need, e.g. `eks-pod-identity-agent`). */
+export interface Addon {
+  name: string;
+  /** DescribeAddon `status` (`ACTIVE`, `DEGRADED`, `CREATE_FAILED`, …); absent when not described. */
+  status?: string;
+  version?: string;
+  healthIssues: HealthIssue[];
+}
+
+/** An IAM OIDC identity provider of the account (ListOpenIDConnectProviders). */
+export interface OidcProvider {
+  arn: string;
+  /** The issuer host and path without scheme, as IAM names it (`oidc.eks.<region>.amazonaws.com/id/<ID>`). */
+  url: string;
+  clientIds?: string[];
+}
+
+/** A Kubernetes service account (metadata only) and the IRSA role it names, if any. */
+export interface ServiceAccount {
+  namespace: string;
+  name: string;
+  /** The `eks.amazonaws.com/role-arn` annotation, verbatim (attacker-written). */
+  roleArnAnnotation?: string;
+}
+
+/** Whether IAM lets a node role call an action (iam:SimulatePrincipalPolicy's decision). */
+export interface RoleActionPermission {
+  roleArn: string;
+  action: string;
+  decision: 'allowed' | 'implicitDeny' | 'explicitDeny';
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -188,6 +246,13 @@ export interface ClusterSnapshot extends ClusterId {
   compute: Source<ComputeNode[]>;
   karpenterNodeClasses?: Source<KarpenterNodeClass[]>;
   iamRoles: Source<IamRole[]>;
+  /** Workload identity sources; absent from snapshots taken before they existed. */
+  podIdentityAssociations?: Source<PodIdentityAssociation[]>;
+  addons?: Source<Addon[]>;
+  oidcProviders?: Source<OidcProvider[]>;
+  serviceAccounts?: Source<ServiceAccount[]>;
+  /** `eks-auth:AssumeRoleForPodIdentity` for each node role used by running nodes. */
+  nodeRolePermissions?: Source<RoleActionPermission[]>;
 }
 
 export type SourceName =

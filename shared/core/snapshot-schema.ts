@@ -79,6 +79,7 @@ const clusterInfoSchema = z.strictObject({
   endpointPublicAccess: z.exactOptional(z.boolean()),
   endpointPrivateAccess: z.exactOptional(z.boolean()),
   publicAccessCidrs: z.exactOptional(z.array(z.string())),
+  oidcIssuer: z.exactOptional(z.string()),
 });
 
 const managedFieldSchema = z.strictObject({
@@ -196,8 +197,74 @@ const iamRoleSchema = meta(
     state: z.enum(['exists', 'missing']),
     roleId: z.exactOptional(z.string()),
     createDate: z.exactOptional(timestampSchema),
+    trustPolicy: z.exactOptional(z.string()),
   }),
-  { id: 'IamRole', description: 'An IAM role in use, with its unique ID and creation date (GetRole).' },
+  {
+    id: 'IamRole',
+    description:
+      'An IAM role in use, with its unique ID, creation date and, for workload identity, its trust policy as JSON text (GetRole).',
+  },
+);
+
+const podIdentityAssociationSchema = meta(
+  z.strictObject({
+    associationId: nonEmpty(),
+    associationArn: z.exactOptional(z.string()),
+    namespace: z.string(),
+    serviceAccount: z.string(),
+    roleArn: z.string(),
+    targetRoleArn: z.exactOptional(z.string()),
+    disableSessionTags: z.exactOptional(z.boolean()),
+    createdAt: z.exactOptional(timestampSchema),
+    modifiedAt: z.exactOptional(timestampSchema),
+  }),
+  {
+    id: 'PodIdentityAssociation',
+    description: 'An EKS Pod Identity association: namespace and service account to an IAM role.',
+  },
+);
+
+const addonSchema = meta(
+  z.strictObject({
+    name: nonEmpty(),
+    status: z.exactOptional(z.string()),
+    version: z.exactOptional(z.string()),
+    healthIssues: z.array(healthIssueSchema),
+  }),
+  { id: 'Addon', description: 'An EKS add-on; described (status, health) where the rules need it.' },
+);
+
+const oidcProviderSchema = meta(
+  z.strictObject({
+    arn: nonEmpty(),
+    url: z.string(),
+    clientIds: z.exactOptional(z.array(z.string())),
+  }),
+  { id: 'OidcProvider', description: "An IAM OIDC identity provider of the cluster's account." },
+);
+
+const serviceAccountSchema = meta(
+  z.strictObject({
+    namespace: z.string(),
+    name: z.string(),
+    roleArnAnnotation: z.exactOptional(z.string()),
+  }),
+  {
+    id: 'ServiceAccount',
+    description: 'A Kubernetes service account (metadata only) and its eks.amazonaws.com/role-arn annotation.',
+  },
+);
+
+const roleActionPermissionSchema = meta(
+  z.strictObject({
+    roleArn: z.string(),
+    action: nonEmpty(),
+    decision: z.enum(['allowed', 'implicitDeny', 'explicitDeny']),
+  }),
+  {
+    id: 'RoleActionPermission',
+    description: "IAM's decision (SimulatePrincipalPolicy) on whether a node role may call an action.",
+  },
 );
 
 const sourceAbsentSchema = meta(
@@ -248,6 +315,11 @@ export const clusterSnapshotSchema = z.strictObject({
   compute: sourceSchema(z.array(computeNodeSchema)),
   karpenterNodeClasses: z.exactOptional(sourceSchema(z.array(karpenterNodeClassSchema))),
   iamRoles: sourceSchema(z.array(iamRoleSchema)),
+  podIdentityAssociations: z.exactOptional(sourceSchema(z.array(podIdentityAssociationSchema))),
+  addons: z.exactOptional(sourceSchema(z.array(addonSchema))),
+  oidcProviders: z.exactOptional(sourceSchema(z.array(oidcProviderSchema))),
+  serviceAccounts: z.exactOptional(sourceSchema(z.array(serviceAccountSchema))),
+  nodeRolePermissions: z.exactOptional(sourceSchema(z.array(roleActionPermissionSchema))),
 });
 
 // Compile-time guards: the schema's output type and the model are mutually assignable (with
