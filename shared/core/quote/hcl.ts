@@ -15,6 +15,11 @@ export type HclValue =
   | { string: string }
   /** A list of strings, on one line: `["a", "b"]`. */
   | { list: readonly string[] }
+  /**
+   * A reference to another resource's attribute (`aws_eks_access_entry.admin.principal_arn`):
+   * written bare, so it must be a dotted path of identifiers, never a value from outside.
+   */
+  | { reference: string }
   /** An object constructor; `inline` writes it on one line (`{ type = "cluster" }`). */
   | { object: readonly HclAttribute[]; inline?: boolean };
 
@@ -33,6 +38,7 @@ export type HclItem = HclAttribute | HclBlock | { comment: string } | { blank: t
 
 const ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+const REFERENCE = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$/;
 const NEEDS_ESCAPE = new RegExp(`["\\\\\\n\\r\\t]|${UNSAFE_IN_CODE.source}`, 'g');
 
 /** A quoted HCL string literal that evaluates to exactly `s` (throws `Unrepresentable`). */
@@ -58,6 +64,11 @@ function isAttribute(item: HclItem): item is HclAttribute {
 /** The value's lines; the first continues the `name = ` line. */
 function valueLines(v: HclValue, indent: string): string[] {
   if ('string' in v) return [hclString(v.string)];
+  if ('reference' in v) {
+    if (!REFERENCE.test(v.reference))
+      throw new Unrepresentable(`${JSON.stringify(v.reference)}: not a reference`);
+    return [v.reference];
+  }
   if ('list' in v) return [`[${v.list.map(hclString).join(', ')}]`];
   if (v.inline === true) {
     const parts = v.object.map((a) => `${key(a.name)} = ${valueLines(a.value, indent).join(' ')}`);
