@@ -5,9 +5,15 @@
  */
 import { parseArgs } from 'node:util';
 import { AUTHENTICATION_MODES, type AuthenticationMode, isRegionCode } from '../core/model.ts';
-import { RENDER_FORMATS, type RenderFormat } from '../core/render/formats.ts';
+import {
+  type MigrateFormat,
+  RENDER_FORMATS,
+  type RenderFormat,
+  type ReportFormat,
+} from '../core/render/formats.ts';
 import { CliError } from './errors.ts';
 import {
+  COMMAND_FORMATS,
   COMMAND_OPTIONS,
   COMMANDS,
   type CommandName,
@@ -58,7 +64,18 @@ export type ParsedArgs =
       destination: SnapshotDestination;
       concurrency: number;
     } & CommonArgs)
-  | ({ kind: 'report'; clusterName: string | undefined; regions: string[]; concurrency: number } & CommonArgs)
+  | ({
+      kind: 'report';
+      clusterName: string | undefined;
+      regions: string[];
+      concurrency: number;
+      /** `--snapshot FILE`: report on that snapshot instead of reading clusters live. */
+      snapshotFile?: string;
+      /** The format asked for (`format` holds the findings' format: text for html). */
+      reportFormat: ReportFormat;
+      out: string | undefined;
+    } & CommonArgs)
+  | ({ kind: 'migrate'; source: SnapshotSource; migrateFormat: MigrateFormat } & CommonArgs)
   | ({ kind: 'rules' } & CommonArgs)
   | ({ kind: 'demo'; scenarios: string | undefined } & CommonArgs);
 
@@ -278,8 +295,12 @@ export function parseCommandLine(
     seen.add(token.name);
   }
 
+  const chosenFormat = oneOf(values.format ?? 'text', COMMAND_FORMATS[command] ?? RENDER_FORMATS, 'format');
   const common: CommonArgs = {
-    format: oneOf(values.format ?? 'text', RENDER_FORMATS, 'format'),
+    // migrate's and report's own formats (terraform, html, …) leave the findings' format at text
+    format: (RENDER_FORMATS as readonly string[]).includes(chosenFormat)
+      ? (chosenFormat as RenderFormat)
+      : 'text',
     failOn:
       values['fail-on'] === undefined ? undefined : oneOf(values['fail-on'], FAIL_ON_VALUES, 'fail-on', true),
     maxChars: parseMaxChars(values['max-chars']),
@@ -350,6 +371,25 @@ export function parseCommandLine(
       };
     }
     case 'report': {
+      const reportFormat = chosenFormat as ReportFormat;
+      const out = values.out === undefined ? undefined : required(values, 'out', command);
+      if (values.snapshot !== undefined) {
+        if (values.cluster !== undefined || values.region !== undefined || values.concurrency !== undefined) {
+          throw new CliError('report takes --snapshot FILE or --cluster/--region, not both', {
+            where: commandHint(command),
+          });
+        }
+        return {
+          kind: 'report',
+          clusterName: undefined,
+          regions: [],
+          concurrency: 1,
+          snapshotFile: required(values, 'snapshot', command),
+          reportFormat,
+          out,
+          ...common,
+        };
+      }
       const regions = parseRegions(values.region, env, command);
       const clusterName = values.cluster === undefined ? undefined : required(values, 'cluster', command);
       return {
@@ -357,9 +397,18 @@ export function parseCommandLine(
         clusterName,
         regions: clusterName === undefined ? regions : [oneRegion(regions, command)],
         concurrency: parseConcurrency(values.concurrency),
+        reportFormat,
+        out,
         ...common,
       };
     }
+    case 'migrate':
+      return {
+        kind: 'migrate',
+        source: snapshotSource(values, env, command),
+        migrateFormat: chosenFormat as MigrateFormat,
+        ...common,
+      };
     case 'rules':
       return { kind: 'rules', ...common };
     case 'demo':

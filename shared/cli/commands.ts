@@ -91,6 +91,12 @@ export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<numbe
       return runSnapshot(args, io);
     case 'report':
       return runReport(args, io);
+    case 'migrate': {
+      const { snapshot } = await obtainSnapshot(io, args.source);
+      // Loaded here: the plan and its renderers serve only `migrate`.
+      const { runMigrate } = await import('./migrate.ts');
+      return runMigrate(io, snapshot, args.migrateFormat);
+    }
     case 'demo':
       return runDemo(args, io);
   }

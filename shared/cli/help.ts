@@ -50,7 +50,8 @@ Usage:
                              --delete-fargate-profile NAME | --delete-access-entry ARN | --auth-mode MODE |
                              --event CLOUDTRAIL.json)
   eks-auth-sentinel snapshot (--cluster NAME --region R [--out FILE] | --all --region R[,R2]) [--store DIR]
-  eks-auth-sentinel report   [--cluster NAME] --region R[,R2]
+  eks-auth-sentinel report   ([--cluster NAME] --region R[,R2] | --snapshot FILE) [--format html --out FILE]
+  eks-auth-sentinel migrate  (--snapshot FILE | --cluster NAME --region R) [--format text|json|terraform|aws-cli]
   eks-auth-sentinel rules
   eks-auth-sentinel demo    [--scenarios DIR]
   eks-auth-sentinel help [COMMAND]
@@ -102,7 +103,8 @@ Exits 0 when every cluster was written, 2 when a cluster or Region could not be 
 line each on stderr: which operation failed and which permission is missing), the others written.
 `,
   report: `eks-auth-sentinel report [--cluster NAME] --region R[,R2] [--format F] [--fail-on S] [--max-chars N]
-                         [--concurrency N]
+                         [--concurrency N] [--out FILE]
+eks-auth-sentinel report --snapshot FILE [--format F] [--out FILE]
 
 Live report: lists the clusters of the Regions (or takes the one named), captures each (N at a
 time, default ${DEFAULT_CLUSTER_CONCURRENCY}), assesses it and simulates deleting each of its node groups and Fargate
@@ -112,6 +114,25 @@ A cluster that cannot be read does not stop the others: it is listed in the repo
 Exit codes: 1 when a finding (assessment or what-if) is at or above --fail-on (default: critical);
 otherwise 2 when a cluster or Region could not be read at all; otherwise 0. With --fail-on none,
 only an unreadable cluster makes it non-zero.
+--format html writes one self-contained page (no script, no network, no external asset): the
+findings by severity, each in full, and a picture of who depends on what — principal → how it is
+authorized (access entry, aws-auth line, mapAccounts, nothing) → the compute that uses it — with the
+paths at risk marked. --format is text|markdown|json|html; --out FILE writes the report there.
+With --snapshot FILE the report is made from that snapshot, nothing is read live.
+`,
+  migrate: `eks-auth-sentinel migrate (--snapshot FILE | --cluster NAME --region R) [--format text|json|terraform|aws-cli]
+
+The plan from aws-auth to access entries, from the mappings the authenticator really uses (the last
+duplicate wins, invalid entries are dropped) and the roles compute depends on: node roles become
+EC2_LINUX or EC2_WINDOWS entries, Fargate pod execution roles FARGATE_LINUX, hybrid node roles
+HYBRID_LINUX, system:masters a STANDARD entry with AmazonEKSClusterAdminPolicy, other groups STANDARD
+entries with kubernetesGroups; each role by its real ARN (IAM path included, from the snapshot's IAM
+roles). Blockers say what cannot move and what to do: mapAccounts, groups EKS refuses (system:…),
+username templates access entries do not support, principals whose access entry means otherwise.
+Steps: mode API_AND_CONFIG_MAP, create the entries, verify (whatif --auth-mode API), only then API.
+--format json prints {cluster, steps, accessEntries, blockers}; terraform the aws_eks_access_entry and
+aws_eks_access_policy_association resources and the terraform-aws-eks access_entries input; aws-cli a
+script. Nothing is changed. Exits 1 when the plan has blockers, else 0.
 `,
   rules: `eks-auth-sentinel rules [--format text|markdown|json]
 

@@ -217,27 +217,66 @@ function summaryText(reports: ReportedCluster[], unreadable: Unreadable[], regio
   }; findings (assessments and what-ifs): ${bySeverity === '' ? 'none' : bySeverity}`;
 }
 
-export async function runReport(args: ReportArgs, io: CliIo): Promise<number> {
+/** The clusters of a report: the one snapshot of --snapshot FILE, or every cluster read live. */
+async function reportedClusters(
+  io: CliIo,
+  args: ReportArgs,
+): Promise<{ reports: ReportedCluster[]; unreadable: Unreadable[]; regions: string[] }> {
+  const assessed = (snapshot: ClusterSnapshot): ReportedCluster => ({
+    snapshot,
+    assessed: assessWithWhatIfs(snapshot, deletionChanges(snapshot)),
+  });
+  if (args.snapshotFile !== undefined) {
+    const snapshot = await loadSnapshot(io, args.snapshotFile);
+    return { reports: [assessed(snapshot)], unreadable: [], regions: [snapshot.region] };
+  }
   const capture = await captureAll(io, args);
-  const reports: ReportedCluster[] = capture.outcomes.flatMap((o) =>
-    o.ok
-      ? [{ snapshot: o.snapshot, assessed: assessWithWhatIfs(o.snapshot, deletionChanges(o.snapshot)) }]
-      : [],
-  );
-  const { unreadable } = capture;
-  const summary = summaryText(reports, unreadable, args.regions);
-  capture.onDone(summary);
+  const reports = capture.outcomes.flatMap((o) => (o.ok ? [assessed(o.snapshot)] : []));
+  capture.onDone(summaryText(reports, capture.unreadable, args.regions));
+  return { reports, unreadable: capture.unreadable, regions: args.regions };
+}
 
-  if (args.format === 'json') {
+/** The report to stdout, or whole to --out FILE. */
+async function emit(io: CliIo, args: ReportArgs, text: string): Promise<void> {
+  if (args.out === undefined || args.out === '-') {
+    io.stdout(text);
+    return;
+  }
+  try {
+    await liveOf(io).writeFileAtomic(args.out, text);
+  } catch (error) {
+    throw writeError(args.out, error);
+  }
+  io.stderr(`report written to ${args.out}\n`);
+}
+
+export async function runReport(args: ReportArgs, io: CliIo): Promise<number> {
+  const { reports, unreadable, regions } = await reportedClusters(io, args);
+  const summary = summaryText(reports, unreadable, regions);
+
+  if (args.reportFormat === 'html') {
+    // Loaded here: the page and its layout library serve only --format html.
+    const { renderHtmlReport } = await import('../core/render/html-report.ts');
+    await emit(
+      io,
+      args,
+      renderHtmlReport({
+        title: 'EKS authentication report',
+        tool: toolInfo(await readVersion(io)),
+        clusters: reports.map((r) => ({ snapshot: r.snapshot, ...r.assessed })),
+        unreadable: unreadable.map(unreadableLine),
+      }),
+    );
+  } else if (args.format === 'json') {
     const json = {
-      regions: args.regions,
+      regions,
       clusters: reports.map((r) => {
         const cluster = clusterOf(r.snapshot);
         return { cluster, ...clusterJson(cluster, r.assessed) };
       }),
       unreadable,
     };
-    io.stdout(stamped('json', JSON.stringify(json), toolInfo(await readVersion(io))));
+    await emit(io, args, stamped('json', JSON.stringify(json), toolInfo(await readVersion(io))));
   } else {
     const table = summaryTable(
       args.format,
@@ -252,7 +291,7 @@ export async function runReport(args: ReportArgs, io: CliIo): Promise<number> {
       );
     }
     parts.push(args.format === 'markdown' ? `${summary}.\n` : `\n${summary}.\n`);
-    io.stdout(parts.join(args.format === 'markdown' ? '\n' : ''));
+    await emit(io, args, parts.join(args.format === 'markdown' ? '\n' : ''));
   }
 
   const all = reports.flatMap((r) => allFindings(r.assessed));

@@ -4,9 +4,24 @@
  * with it and `help.ts` renders the help from it, so the two cannot drift.
  */
 import { AUTHENTICATION_MODES, SEVERITIES, type Severity } from '../core/model.ts';
-import { RENDER_FORMATS } from '../core/render/formats.ts';
+import { MIGRATE_FORMATS, RENDER_FORMATS, REPORT_FORMATS } from '../core/render/formats.ts';
 
-export const COMMANDS = ['assess', 'diff', 'whatif', 'snapshot', 'report', 'rules', 'demo'] as const;
+/** The `--format` values a command takes where they differ from the findings' formats. */
+export const COMMAND_FORMATS: Partial<Record<CommandName, readonly string[]>> = {
+  migrate: MIGRATE_FORMATS,
+  report: REPORT_FORMATS,
+};
+
+export const COMMANDS = [
+  'assess',
+  'diff',
+  'whatif',
+  'snapshot',
+  'report',
+  'migrate',
+  'rules',
+  'demo',
+] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 export const FAIL_ON_VALUES = [...SEVERITIES, 'none'] as const;
@@ -82,7 +97,12 @@ export const OPTIONS = {
     type: 'boolean',
     description: `every cluster of the Regions (ListClusters), N at a time (default ${DEFAULT_CLUSTER_CONCURRENCY})`,
   },
-  out: { type: 'string', value: 'FILE', description: 'write the one snapshot to FILE (- for stdout)' },
+  out: {
+    type: 'string',
+    value: 'FILE',
+    description:
+      'write to FILE instead of stdout (snapshot: the one snapshot, - for stdout; report: the page)',
+  },
   store: {
     type: 'string',
     value: 'DIR',
@@ -121,7 +141,8 @@ export const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
   diff: ['before', 'after', ...REPORTING],
   whatif: ['snapshot', 'cluster', 'region', ...WHATIF_CHANGES, ...REPORTING],
   snapshot: ['cluster', 'region', 'all', 'out', 'store', 'concurrency'],
-  report: ['cluster', 'region', 'concurrency', ...REPORTING],
+  report: ['snapshot', 'cluster', 'region', 'concurrency', 'out', ...REPORTING],
+  migrate: ['snapshot', 'cluster', 'region'],
   rules: [],
   demo: ['scenarios', ...REPORTING],
 };
