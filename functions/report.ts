@@ -1,7 +1,8 @@
 /**
  * report — direct invoke only (`serverless invoke -f report -d '{"cluster":"prod","region":"eu-west-1"}'`,
- * `aws lambda invoke`): `{cluster?, region?, source?: "fresh"|"stored"}` → the report as JSON with
- * its Markdown rendering inside. Read-only.
+ * `aws lambda invoke`): `{cluster?, region?, source?: "fresh"|"stored", format?: "markdown"|"html"}` →
+ * the report as JSON with its Markdown rendering inside, and with `format: "html"` also `html`, the
+ * self-contained page of `report --format html`. Read-only.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
@@ -49,6 +50,7 @@ export const handler = middy(report)
         })),
         regionErrors: result.errors,
         markdownChars: result.markdown.length,
+        ...(result.html === undefined ? {} : { htmlChars: result.html.length }),
       }),
     }),
   );

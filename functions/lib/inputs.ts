@@ -51,11 +51,13 @@ export function parseWorkItem(record: { messageId: string; body: string }): Clus
 const CLUSTER = 'cluster must be a name';
 const REGION_PROBLEM = 'region must be a Region';
 const SOURCE = 'source must be fresh or stored';
+const FORMAT = 'format must be markdown or html';
 
 const reportRequestSchema = z.strictObject({
   cluster: z.optional(z.string({ error: CLUSTER }).check(z.minLength(1, CLUSTER))),
   region: z.optional(z.string({ error: REGION_PROBLEM }).check(z.regex(REGION_CODE, REGION_PROBLEM))),
   source: z.optional(z.enum(['fresh', 'stored'], { error: SOURCE })),
+  format: z.optional(z.enum(['markdown', 'html'], { error: FORMAT })),
 });
 
 /**
@@ -66,7 +68,7 @@ export function parseReportRequest(event: unknown): ReportRequest {
   const input = event === null || event === undefined || event === '' ? {} : event;
   if (typeof input !== 'object' || Array.isArray(input)) {
     throw new ReportRequestError(
-      'expected {"cluster"?: string, "region"?: string, "source"?: "fresh" | "stored"}',
+      'expected {"cluster"?: string, "region"?: string, "source"?: "fresh" | "stored", "format"?: "markdown" | "html"}',
     );
   }
   const parsed = reportRequestSchema.safeParse(input);
@@ -78,10 +80,11 @@ export function parseReportRequest(event: unknown): ReportRequest {
     ];
     throw new ReportRequestError(`invalid report request: ${problems.join('; ')}`);
   }
-  const { cluster, region, source } = parsed.data;
+  const { cluster, region, source, format } = parsed.data;
   return {
     ...(cluster === undefined ? {} : { cluster }),
     ...(region === undefined ? {} : { region }),
     ...(source === undefined ? {} : { source }),
+    ...(format === undefined ? {} : { format }),
   };
 }

@@ -26,6 +26,8 @@ export interface ReportRequest {
   region?: string;
   /** `fresh` (default): capture now; `stored`: the worker's last snapshot. */
   source?: 'fresh' | 'stored';
+  /** `html`: the response also carries the self-contained HTML page (`report --format html`). */
+  format?: 'markdown' | 'html';
 }
 
 export interface ReportSettings {
@@ -62,6 +64,8 @@ export interface Report {
   /** Regions whose cluster list could not be read. */
   errors: Array<{ region: string; error: string }>;
   markdown: string;
+  /** The HTML page, when the request asked for `format: "html"`. */
+  html?: string;
 }
 
 export class ReportRequestError extends SentinelError {
@@ -101,6 +105,8 @@ async function reportOne(
   target: CaptureTarget,
   source: 'fresh' | 'stored',
   settings: ReportSettings,
+  /** Called with the snapshot reported on (the HTML page draws from it). */
+  onSnapshot?: (snapshot: ClusterSnapshot, report: ClusterReport) => void,
 ): Promise<ClusterReport> {
   const base = { cluster: target.clusterName, region: target.region, source };
   let snapshot: ClusterSnapshot | undefined;
@@ -122,11 +128,13 @@ async function reportOne(
   } catch (error) {
     return { ...base, findings: [], whatIf: [], error: safeErrorMessage(error) };
   }
-  return {
+  const report: ClusterReport = {
     ...base,
     capturedAt: snapshot.capturedAt,
     ...assessWithWhatIfs(snapshot, deletionChanges(snapshot), settings),
   };
+  onSnapshot?.(snapshot, report);
+  return report;
 }
 
 /** The state findings of one snapshot and a what-if for each of `changes` (the CLI's report and demo too). */
@@ -185,6 +193,31 @@ export function renderReportMarkdown(
   return parts.join('\n');
 }
 
+/** The HTML page of `format: "html"`: the clusters read, in the report's order, and what could not be. */
+async function reportHtml(
+  pages: Array<{ snapshot: ClusterSnapshot; report: ClusterReport }>,
+  clusters: readonly ClusterReport[],
+  errors: Report['errors'],
+): Promise<string> {
+  // Loaded here: the page and its layout library serve only this format.
+  const { renderHtmlReport } = await import('../core/render/html-report.ts');
+  const order = new Map(clusters.map((c, i) => [c, i] as const));
+  pages.sort((a, b) => (order.get(a.report) ?? 0) - (order.get(b.report) ?? 0));
+  return renderHtmlReport({
+    title: 'EKS authentication report',
+    tool: { name: 'eks-auth-sentinel' },
+    clusters: pages.map((p) => ({
+      snapshot: p.snapshot,
+      findings: p.report.findings,
+      whatIf: p.report.whatIf,
+    })),
+    unreadable: [
+      ...clusters.flatMap((c) => (c.error === undefined ? [] : [`${c.region}/${c.cluster}: ${c.error}`])),
+      ...errors.map((e) => `Region ${e.region}: ${e.error}`),
+    ],
+  });
+}
+
 export async function buildReport(
   deps: BuildReportDeps,
   request: ReportRequest,
@@ -193,12 +226,20 @@ export async function buildReport(
 ): Promise<Report> {
   const source = request.source ?? 'fresh';
   const { targets, errors } = await targetsOf(deps, request, settings);
-  const clusters = await mapLimit(targets, settings.concurrency, (t) => reportOne(deps, t, source, settings));
+  const pages: Array<{ snapshot: ClusterSnapshot; report: ClusterReport }> = [];
+  const onSnapshot =
+    request.format === 'html'
+      ? (snapshot: ClusterSnapshot, report: ClusterReport) => pages.push({ snapshot, report })
+      : undefined;
+  const clusters = await mapLimit(targets, settings.concurrency, (t) =>
+    reportOne(deps, t, source, settings, onSnapshot),
+  );
   return {
     generatedAt: now.toISOString(),
     ...accountOf(settings),
     clusters,
     errors,
     markdown: renderReportMarkdown(clusters, settings.maxMarkdownChars),
+    ...(request.format === 'html' ? { html: await reportHtml(pages, clusters, errors) } : {}),
   };
 }

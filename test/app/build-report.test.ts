@@ -29,6 +29,19 @@ describe('buildReport', () => {
     expect(JSON.parse(JSON.stringify(report))).toEqual(report);
   });
 
+  it('adds the self-contained HTML page on format html, and only then', async () => {
+    const cluster = createFakeCluster(loadScenario('b-fargate-entry-removed-by-terraform'));
+    const deps = { capture: cluster.deps, snapshots: createFakeSnapshotStore() };
+    const request = { cluster: 'prod', region: 'eu-west-1' };
+    const plain = await buildReport(deps, request, settings, new Date());
+    expect(plain).not.toHaveProperty('html');
+    const report = await buildReport(deps, { ...request, format: 'html' }, settings, new Date());
+    expect(report.html).toMatch(/^<!DOCTYPE html>/);
+    expect(report.html).toContain('fargate/pod-execution-role-unauthorized');
+    expect(report.html).toContain('data-kind="principal"');
+    expect(report.markdown).toBe(plain.markdown);
+  });
+
   it('finds the cluster in the configured Regions when no Region is given; unknown names are an error', async () => {
     const cluster = createFakeCluster(loadScenario('a-karpenter-shares-last-nodegroup-role'));
     const deps = { capture: cluster.deps, snapshots: createFakeSnapshotStore() };

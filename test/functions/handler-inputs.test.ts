@@ -72,6 +72,13 @@ describe('parseReportRequest', () => {
     });
   });
 
+  it('takes format markdown or html, nothing else', () => {
+    expect(parseReportRequest({ format: 'html' })).toEqual({ format: 'html' });
+    expect(() => parseReportRequest({ format: 'pdf' })).toThrow(
+      'invalid report request: format must be markdown or html',
+    );
+  });
+
   it('names every problem at once, unknown fields first', () => {
     expect(() =>
       parseReportRequest({ colour: 'blue', size: 2, cluster: '', region: 'Europe', source: 'cached' }),
@@ -88,7 +95,7 @@ describe('parseReportRequest', () => {
   it('rejects a payload that is no object', () => {
     for (const event of [[], 'prod', 3]) {
       expect(() => parseReportRequest(event)).toThrow(
-        'expected {"cluster"?: string, "region"?: string, "source"?: "fresh" | "stored"}',
+        'expected {"cluster"?: string, "region"?: string, "source"?: "fresh" | "stored", "format"?: "markdown" | "html"}',
       );
     }
   });

@@ -35,7 +35,7 @@ export interface HtmlReportCluster {
 
 export interface HtmlReportInput {
   title: string;
-  tool: { name: string; version: string };
+  tool: { name: string; version?: string };
   clusters: readonly HtmlReportCluster[];
   /** Clusters or Regions that could not be read, one line each. */
   unreadable?: readonly string[];
@@ -258,7 +258,7 @@ export function renderHtmlReport(input: HtmlReportInput): string {
     `<title>${h(input.title)}</title>`,
     `<style>${CSS}</style></head><body>`,
     `<h1>${h(input.title)}</h1>`,
-    `<p class="meta">${h(input.tool.name)} ${h(input.tool.version)} — current-state findings by severity, then each cluster in full</p>`,
+    `<p class="meta">${h(input.tool.name)}${input.tool.version === undefined ? '' : ` ${h(input.tool.version)}`} — current-state findings by severity, then each cluster in full</p>`,
     summary,
     ...(unreadable.length > 0
       ? [`<h2>Could not be read</h2><ul>${unreadable.map((u) => `<li>${h(u)}</li>`).join('')}</ul>`]
