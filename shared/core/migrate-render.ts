@@ -11,7 +11,7 @@ import { type HclAttribute, type HclItem, renderHcl } from './quote/hcl.ts';
 import { jsonText } from './quote/json.ts';
 import type { Rendered } from './quote/rendered.ts';
 import { CONTINUE, renderShellScript, type ShellLine, type ShellWord } from './quote/shell.ts';
-import { str, uniqueTerraformNames } from './remediation.ts';
+import { authModeCommand, eksCommand, str, uniqueTerraformNames } from './remediation.ts';
 import { oneLine } from './render/layout.ts';
 
 /** The JSON plan: `{cluster, steps[], accessEntries[], blockers[]}` and nothing else. */
@@ -157,33 +157,12 @@ export function migrationTerraform(plan: MigrationPlan): Rendered {
 // AWS CLI
 
 function eks(plan: MigrationPlan, operation: string, ...words: ShellWord[]): ShellLine {
-  return {
-    argv: [
-      'aws',
-      'eks',
-      operation,
-      { flag: '--cluster-name', value: plan.cluster.name },
-      { flag: '--region', value: plan.cluster.region },
-      CONTINUE,
-      ...words,
-    ],
-  };
+  return eksCommand(plan, operation, CONTINUE, ...words);
 }
 
 function modeSwitch(plan: MigrationPlan, mode: string): ShellLine[] {
   return [
-    {
-      argv: [
-        'aws',
-        'eks',
-        'update-cluster-config',
-        { flag: '--name', value: plan.cluster.name },
-        { flag: '--region', value: plan.cluster.region },
-        CONTINUE,
-        '--access-config',
-        `authenticationMode=${mode}`,
-      ],
-    },
+    authModeCommand(plan.cluster, mode),
     {
       argv: [
         'aws',

@@ -112,7 +112,11 @@ export function renderFix(plan: FixPlan): Remediation {
 export const str = (s: string): HclValue => ({ string: s });
 
 /** `aws eks <operation> --cluster-name <name> --region <region> …` */
-export function eksCommand(a: Analysis, operation: string, ...words: ShellWord[]): ShellCommand {
+export function eksCommand(
+  a: Pick<Analysis, 'cluster'>,
+  operation: string,
+  ...words: ShellWord[]
+): ShellCommand {
   return {
     argv: [
       'aws',
@@ -121,6 +125,22 @@ export function eksCommand(a: Analysis, operation: string, ...words: ShellWord[]
       { flag: '--cluster-name', value: a.cluster.name },
       { flag: '--region', value: a.cluster.region },
       ...words,
+    ],
+  };
+}
+
+/** `aws eks update-cluster-config … --access-config authenticationMode=<mode>` */
+export function authModeCommand(cluster: { name: string; region: string }, mode: string): ShellCommand {
+  return {
+    argv: [
+      'aws',
+      'eks',
+      'update-cluster-config',
+      { flag: '--name', value: cluster.name },
+      { flag: '--region', value: cluster.region },
+      CONTINUE,
+      '--access-config',
+      `authenticationMode=${mode}`,
     ],
   };
 }
@@ -200,18 +220,7 @@ export function nodeAccessRemediation(a: Analysis, roleArn: string, req: NodeReq
       awsAuth,
       cli: [
         { comment: 'aws-auth is the only store in CONFIG_MAP mode. To move to access entries (one-way):' },
-        {
-          argv: [
-            'aws',
-            'eks',
-            'update-cluster-config',
-            { flag: '--name', value: a.cluster.name },
-            { flag: '--region', value: a.cluster.region },
-            CONTINUE,
-            '--access-config',
-            'authenticationMode=API_AND_CONFIG_MAP',
-          ],
-        },
+        authModeCommand(a.cluster, 'API_AND_CONFIG_MAP'),
         accessEntryCli(a, roleArn, type),
       ],
       terraform: {

@@ -138,7 +138,7 @@ describe('migrate against the sandbox, then whatif --auth-mode API live', () => 
       expect(migrate.code, name).toBe(plan.blockers.length > 0 ? 1 : 0);
       for (const e of plan.accessEntries) types.add(e.type);
 
-      const before = await run([
+      const apiWhatIf = [
         'whatif',
         '--cluster',
         name,
@@ -148,19 +148,10 @@ describe('migrate against the sandbox, then whatif --auth-mode API live', () => 
         'API',
         '--format',
         'json',
-      ]);
+      ];
+      const before = await run(apiWhatIf);
       await applyPlan(name, plan);
-      const after = await run([
-        'whatif',
-        '--cluster',
-        name,
-        '--region',
-        REGION,
-        '--auth-mode',
-        'API',
-        '--format',
-        'json',
-      ]);
+      const after = await run(apiWhatIf);
       expect(after.err, name).toBe('');
       const findings = (JSON.parse(after.out) as { findings: JsonFinding[] }).findings;
       const severe = findings.filter((f) => f.severity === 'critical' || f.severity === 'high');
