@@ -49,7 +49,7 @@ export function migrationText(plan: MigrationPlan): string {
   if (plan.accessEntries.length === 0) lines.push('  none');
   lines.push('', `Blockers for API (${plan.blockers.length})`);
   for (const b of plan.blockers) lines.push(`  ${oneLine(b.subject)}: ${oneLine(b.reason)}`);
-  if (plan.blockers.length === 0) lines.push('  none: once the entries are verified, API can follow');
+  if (plan.blockers.length === 0) lines.push('  none');
   return `${lines.join('\n')}\n`;
 }
 
