@@ -227,6 +227,42 @@ describe('planMigration entry types', () => {
     });
   });
 
+  it('moves IAM users and SSO permission-set roles (by the real ARN of the matching role)', () => {
+    const sso = role('aws-reserved/sso.amazonaws.com/eu-west-1/AWSReservedSSO_ViewOnly_0123456789abcdef');
+    const s = withMapRoles(
+      `- sso:
+    permissionSetName: ViewOnly
+    accountID: "${ACCOUNT}"
+  username: viewer:{{SessionName}}
+  groups: [viewers]
+`,
+      {
+        mapUsers: `- userarn: arn:aws:iam::${ACCOUNT}:user/alice\n  username: alice\n  groups: [system:masters]\n`,
+      },
+    );
+    if (s.iamRoles.status !== 'ok') throw new Error('fixture');
+    s.iamRoles.data.push({ arn: sso, state: 'exists', createDate: '2024-01-01T00:00:00Z' });
+    const plan = planMigration(s);
+    expect(plan.accessEntries).toContainEqual({
+      principalArn: sso,
+      type: 'STANDARD',
+      username: 'viewer:{{SessionName}}',
+      kubernetesGroups: ['viewers'],
+    });
+    expect(plan.accessEntries).toContainEqual({
+      principalArn: `arn:aws:iam::${ACCOUNT}:user/alice`,
+      type: 'STANDARD',
+      username: 'alice',
+      accessPolicies: [
+        {
+          policyArn: 'arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy',
+          accessScope: { type: 'cluster' },
+        },
+      ],
+    });
+    expect(plan.blockers).toEqual([]);
+  });
+
   it('follows the last duplicate and drops invalid entries, as the authenticator does', () => {
     const s = withMapRoles(`- rolearn: ${role('dev')}
   username: dev
