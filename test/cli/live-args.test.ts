@@ -72,7 +72,9 @@ describe('parseCommandLine: live options', () => {
       usageError(['snapshot', '--cluster', 'x', '--region', 'eu-west-1', '--out', 'f', '--store', 'd']),
     ).toMatch(/not both/);
     expect(usageError(['report', '--region', 'eu-west-1', '--concurrency', '0'])).toMatch(/--concurrency/);
-    expect(usageError(['report', '--region', 'eu-west-1', '--store', 'd'])).toMatch(/does not apply to report/);
+    expect(usageError(['report', '--region', 'eu-west-1', '--store', 'd'])).toMatch(
+      /does not apply to report/,
+    );
   });
 
   it('documents the live commands and their exit codes in --help', async () => {
