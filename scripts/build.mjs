@@ -4,7 +4,7 @@
 // chunks under dist/cli-chunks/. A file-only command loads the entry and its few shared chunks.
 // `--outdir DIR` builds elsewhere; `--single-file` builds the one-file bundle of before the split
 // (bench/cli-start.ts measures it side by side).
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
@@ -20,7 +20,7 @@ const splitting = !values['single-file'];
 // Chunk names carry a content hash: drop the previous build's so the directory holds one build's chunks.
 rmSync(join(values.outdir, 'cli-chunks'), { recursive: true, force: true });
 
-await build({
+const result = await build({
   entryPoints: { cli: 'shared/cli/main.ts' },
   outdir: values.outdir,
   chunkNames: 'cli-chunks/[name]-[hash]',
@@ -30,9 +30,16 @@ await build({
   target: 'node20',
   format: 'esm',
   sourcemap: 'linked',
+  // Bundling renames a class whose name collides with another module's (`DecodeFailure2`); the
+  // CLI's output and logs show error class names, so they keep the names they have in the source.
+  keepNames: true,
+  metafile: true,
   logLevel: 'warning',
   banner: {
     // Every output file is a module of its own: each gets `require` for the CommonJS it bundles.
     js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
   },
 });
+
+// What went into the build, for checks such as "no shipped bundle contains the `yaml` package".
+writeFileSync(join(values.outdir, 'cli-meta.json'), `${JSON.stringify(result.metafile)}\n`);

@@ -3,7 +3,7 @@
  * only where go-yaml would quote them (`encodeAwsAuth`, `formatRoleMappingYaml`).
  */
 import { INVISIBLE_FORMAT } from '../quote/unicode.ts';
-import { goResolve } from './go-yaml-resolve.ts';
+import { resolve, STR_TAG } from './goyaml/resolve.ts';
 import type { AwsAuthMappings, RoleMapping, UserMapping } from './model.ts';
 
 function isYamlPrintable(cp: number): boolean {
@@ -92,13 +92,8 @@ function doubleQuoted(s: string): string {
  * (go-yaml uses a literal block) and long lines are not folded: both read back identically.
  */
 function yamlScalar(s: string): string {
-  let resolvesToStr: boolean;
-  try {
-    const r = goResolve('', s, 0);
-    resolvesToStr = r.tag === 'str';
-  } catch {
-    resolvesToStr = false;
-  }
+  // Untagged, so go-yaml's resolve never fails here.
+  const resolvesToStr = resolve('', s).tag === STR_TAG;
   if (!resolvesToStr || BASE60_FLOAT.test(s)) return doubleQuoted(s);
   if (blockPlainAllowed(s)) return s;
   if (singleQuotedAllowed(s) && !/[\n\r\u0085\u2028\u2029]/.test(s)) return `'${s.replaceAll("'", "''")}'`;

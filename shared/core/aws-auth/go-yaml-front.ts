@@ -1,13 +1,23 @@
 /**
  * The go-yaml v2 port (`goyaml/`) as the parser's slow path: a `mapRoles`/`mapUsers` value to
- * the JSON-level tree the entry decoder reads, and `mapAccounts` to the per-item result of
- * `accounts.ts`. Issue texts stay the parser's; the YAML behaviour is go-yaml's.
+ * the JSON-level tree the entry decoder reads, and `mapAccounts` to its per-item result. Issue
+ * texts stay the parser's; the YAML behaviour is go-yaml's.
  */
-import type { AccountsResult } from './accounts.ts';
+import { DecodeFailure } from './decode-failure.ts';
 import { truncate } from './go-text.ts';
 import { type JsonValue, unmarshalGoYaml, unmarshalGoYamlStrings, yamlToJson } from './goyaml/index.ts';
-import type { JVal } from './json-decode.ts';
-import { DecodeFailure } from './yaml-load.ts';
+import type { JVal, Located } from './json-decode.ts';
+
+/** `mapAccounts` decoded: the items kept, the ones skipped and how decoding ended. */
+export interface AccountsResult {
+  accounts: Array<{ value: string; pos: number; index: number }>;
+  typeErrors: Located[];
+  /** A go-yaml panic mid-list: the slice keeps decoded items plus zero values for the rest. */
+  hardFailure?: DecodeFailure;
+  /** The root is not a list (or null): nothing decoded. */
+  notAList?: { pos: number; what: string };
+  isNull: boolean;
+}
 
 /** Levels of the tree the entry decoder looks into (list, entry, field, group); deeper ones keep only their kind. */
 const DEPTH = 4;
@@ -46,15 +56,15 @@ function toJVal(v: JsonValue, text: string, depth: number): JVal {
 }
 
 /** sigs.k8s.io/yaml `YAMLToJSON` over the go-yaml port; throws DecodeFailure with go-yaml's text. */
-export function goYamlToJVal(text: string): JVal {
+export function goYamlToJVal(text: string, depth = DEPTH): JVal {
   const y = unmarshalGoYaml(text);
   if (!y.ok) throw new DecodeFailure(y.error, y.pos ?? 0);
   const j = yamlToJson(y.value);
   if (!j.ok) throw new DecodeFailure(j.error, j.pos);
-  return toJVal(j.value, text, DEPTH);
+  return toJVal(j.value, text, depth);
 }
 
-/** go-yaml `Unmarshal` into `[]string` (mapAccounts), in the shape `accounts.ts` produces. */
+/** go-yaml `Unmarshal` into `[]string` (mapAccounts). */
 export function decodeAccountsGoYaml(text: string): AccountsResult & { total: number } {
   const r = unmarshalGoYamlStrings(text);
   const d = r.detail;

@@ -4,10 +4,7 @@
  * upstream `Validate()`.
  */
 
-import { compareCodePoints, goFold, levenshtein, matchField, truncate } from './go-text.ts';
-import type { GoVal } from './go-yaml-decode.ts';
-import { INT64_MAX } from './go-yaml-resolve.ts';
-import { formatFloatG } from './goyaml/go-format.ts';
+import { goFold, levenshtein, matchField, truncate } from './go-text.ts';
 import type { AwsAuthIssue, AwsAuthKey } from './model.ts';
 import {
   ACCOUNT_ID_RE,
@@ -17,10 +14,9 @@ import {
   SSO_PARTITIONS,
   USER_FIELDS,
 } from './upstream.ts';
-import { DecodeFailure } from './yaml-load.ts';
 
 // ---------------------------------------------------------------------------------------------
-// sigs.k8s.io/yaml YAMLToJSON (convertToJSONableObject + json.Marshal)
+// The JSON-level tree: what sigs.k8s.io/yaml's YAMLToJSON writes (built by go-yaml-front.ts)
 // ---------------------------------------------------------------------------------------------
 
 export type JVal =
@@ -31,64 +27,10 @@ export type JVal =
   | { t: 'object'; entries: JEntry[]; pos: number }
   | { t: 'array'; items: JVal[]; pos: number };
 
-interface JEntry {
+export interface JEntry {
   key: string;
   keyPos: number;
   value: JVal;
-}
-
-/** Go `strconv.FormatFloat(f, 'g', -1, 32)` with sigs.k8s.io/yaml's `.inf`/`.nan` spellings (float map keys). */
-function formatFloat32G(x: number): string {
-  const s = formatFloatG(x, 32);
-  return s === '+Inf' ? '.inf' : s === '-Inf' ? '-.inf' : s === 'NaN' ? '.nan' : s;
-}
-
-function jsonKey(k: GoVal): string {
-  switch (k.t) {
-    case 'str':
-      return k.v;
-    case 'int':
-      if (k.v > INT64_MAX) {
-        throw new DecodeFailure(`unsupported map key of type: uint64, key: ${k.v}`, k.pos);
-      }
-      return k.v.toString();
-    case 'float':
-      return formatFloat32G(k.v);
-    case 'bool':
-      return k.v ? 'true' : 'false';
-    default:
-      throw new DecodeFailure('unsupported map key of type: <nil> (an empty or null mapping key)', k.pos);
-  }
-}
-
-export function toJsonable(v: GoVal): JVal {
-  switch (v.t) {
-    case 'map': {
-      const byKey = new Map<string, JEntry>();
-      for (const e of v.entries) {
-        const key = jsonKey(e.key);
-        byKey.set(key, { key, keyPos: e.key.pos, value: toJsonable(e.value) });
-      }
-      const entries = [...byKey.values()].sort((a, b) => compareCodePoints(a.key, b.key));
-      return { t: 'object', entries, pos: v.pos };
-    }
-    case 'seq':
-      return { t: 'array', items: v.items.map(toJsonable), pos: v.pos };
-    case 'float':
-      if (!Number.isFinite(v.v)) {
-        const name = Number.isNaN(v.v) ? 'NaN' : v.v > 0 ? '+Inf' : '-Inf';
-        throw new DecodeFailure(`json: unsupported value: ${name}`, v.pos);
-      }
-      return { t: 'number', text: String(v.v), pos: v.pos };
-    case 'int':
-      return { t: 'number', text: v.v.toString(), pos: v.pos };
-    case 'str':
-      return { t: 'string', v: v.v, pos: v.pos, dashFold: v.dashFold };
-    case 'bool':
-      return { t: 'bool', v: v.v, pos: v.pos };
-    default:
-      return { t: 'null', pos: v.pos };
-  }
 }
 
 // ---------------------------------------------------------------------------------------------

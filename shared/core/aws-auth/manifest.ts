@@ -1,12 +1,17 @@
 /**
- * Whole-manifest reading (`kubectl get cm aws-auth -o yaml`): `configMapDataFromManifest` takes
- * `data` out of a ConfigMap manifest and rejects what the API server would refuse to store.
+ * Whole-manifest reading (`kubectl get cm aws-auth -o yaml`, or `-o json`): `configMapDataFromManifest`
+ * takes `data` out of a ConfigMap manifest and rejects what the API server would refuse to store.
+ * The manifest is read as `kubectl apply` reads it: sigs.k8s.io/yaml over go-yaml v2 (the port in
+ * `goyaml/`; JSON is a YAML flow mapping to it).
  */
-import type { LineCounter } from 'yaml';
+import { DecodeFailure } from './decode-failure.ts';
 import { truncate } from './go-text.ts';
-import { GoYamlDecoder } from './go-yaml-decode.ts';
-import { describeJVal, type JVal, toJsonable } from './json-decode.ts';
-import { DecodeFailure, lineCounterFor, loadYaml } from './yaml-load.ts';
+import { goYamlToJVal } from './go-yaml-front.ts';
+import { describeJVal, type JVal } from './json-decode.ts';
+import { LineIndex } from './line-index.ts';
+
+/** Levels read: the manifest, `data` / `metadata`, their values (deeper ones keep only their kind). */
+const MANIFEST_DEPTH = 3;
 
 const CONFIG_MAP_KEY_RE = /^[-._a-zA-Z0-9]+$/;
 
@@ -20,18 +25,17 @@ export type ConfigMapManifestResult =
  * or an invalid data key.
  */
 export function configMapDataFromManifest(yamlText: string): ConfigMapManifestResult {
-  let lc: LineCounter | undefined;
+  let lc: LineIndex | undefined;
   const fail = (error: string, pos?: number): ConfigMapManifestResult =>
     pos !== undefined && lc !== undefined
       ? { ok: false, error, line: lc.linePos(pos).line }
       : { ok: false, error };
   try {
     if (typeof yamlText !== 'string') return fail('the manifest is not a string');
-    lc = lineCounterFor(yamlText);
+    lc = LineIndex.of(yamlText);
     let json: JVal;
     try {
-      const loaded = loadYaml(yamlText);
-      json = toJsonable(new GoYamlDecoder(loaded.doc, yamlText).value(loaded.root, 0));
+      json = goYamlToJVal(yamlText, MANIFEST_DEPTH);
     } catch (e) {
       if (!(e instanceof DecodeFailure)) throw e;
       return fail(`the manifest is not valid YAML: ${e.message}`, e.offset);

@@ -2,13 +2,11 @@
  * `parseAwsAuth`: each data key on its own (fast path or the go-yaml v2 port, then the shared entry
  * decoder), issues with line/column, loss descriptions and near-miss data keys.
  */
-import { isSeq, LineCounter } from 'yaml';
-import { type AccountsResult, decodeAccounts } from './accounts.ts';
+import { DecodeFailure } from './decode-failure.ts';
 import { scanEntryList } from './fast-path.ts';
 import { compareCodePoints, goTrimLeft, isSkippable, levenshtein, plural, truncate } from './go-text.ts';
-import { GoYamlDecoder } from './go-yaml-decode.ts';
-import { decodeAccountsGoYaml, goYamlToJVal } from './go-yaml-front.ts';
-import { goResolve, resolveHint } from './go-yaml-resolve.ts';
+import { type AccountsResult, decodeAccountsGoYaml, goYamlToJVal } from './go-yaml-front.ts';
+import { resolve, STR_TAG } from './goyaml/resolve.ts';
 import {
   describeJVal,
   EntryListDecoder,
@@ -16,9 +14,9 @@ import {
   type JVal,
   jsonTypeName,
   type Located,
-  toJsonable,
   validateEntry,
 } from './json-decode.ts';
+import { LineIndex } from './line-index.ts';
 import {
   AWS_AUTH_KEYS,
   type AwsAuthIssue,
@@ -31,7 +29,6 @@ import {
   type UserMapping,
 } from './model.ts';
 import { ACCOUNT_ID_RE, KEY_NOUN } from './upstream.ts';
-import { DecodeFailure, type LoadedYaml, lineCounterFor, loadYaml } from './yaml-load.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Loss descriptions for whole-key failures (best effort: the value did not parse)
@@ -57,11 +54,19 @@ function describeKeyLoss(key: AwsAuthKey, text: string): string {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Which YAML front end reads what the fast path does not: the go-yaml v2 port (the default, what
- * the authenticator runs) or the `yaml` package with libyaml patches (kept for the benchmark
- * comparison of issue 9 until the port is measured).
+ * The YAML front end that reads what the fast path does not. The product has one, `GO_YAML` (the
+ * go-yaml v2 port, what the authenticator runs); the parameter exists so that the benchmark can
+ * run the former `yaml`-package front end (`bench/legacy-aws-auth/`) through the same decoder
+ * and compare the two (issue 9). Both throw `DecodeFailure` for a value go-yaml rejects whole.
  */
-type YamlFront = 'go-yaml' | 'yaml-package';
+export interface YamlFront {
+  /** `mapRoles` / `mapUsers`: the JSON-level tree sigs.k8s.io/yaml's `YAMLToJSON` produces. */
+  entries(text: string): JVal;
+  /** `mapAccounts`: go-yaml `Unmarshal` into `[]string`; `total`: items the slice was sized to. */
+  accounts(text: string): AccountsResult & { total: number };
+}
+
+const GO_YAML: YamlFront = { entries: goYamlToJVal, accounts: decodeAccountsGoYaml };
 
 interface KeyOutcome {
   status: KeyStatus;
@@ -69,16 +74,10 @@ interface KeyOutcome {
   roles: RoleMapping[];
   users: UserMapping[];
   accounts: string[];
-  lc?: LineCounter;
+  lc?: LineIndex;
 }
 
-function keyFailure(
-  key: AwsAuthKey,
-  text: string,
-  message: string,
-  pos: number,
-  lc?: LineCounter,
-): KeyOutcome {
+function keyFailure(key: AwsAuthKey, text: string, message: string, pos: number, lc?: LineIndex): KeyOutcome {
   const outcome: KeyOutcome = {
     status: 'failed',
     roles: [],
@@ -99,23 +98,12 @@ function flowMappingHint(text: string): string {
 
 /** Whether a plain scalar resolves to a string under go-yaml v2 rules (for the fast path). */
 function plainIsString(s: string): boolean {
-  if (resolveHint(s) === undefined) return true; // goResolve keeps it a string without looking further
-  try {
-    return goResolve('', s, 0).tag === 'str';
-  } catch {
-    return false;
-  }
-}
-
-function lineCounterFromStarts(starts: number[]): LineCounter {
-  const lc = new LineCounter();
-  lc.lineStarts = starts;
-  return lc;
+  return resolve('', s).tag === STR_TAG;
 }
 
 /**
  * Whether `text` (a `mapRoles`/`mapUsers` value) is in the subset the hand-written scanner of
- * `fast-path.ts` reads; everything else goes through the `yaml` package. Same result either way.
+ * `fast-path.ts` reads; everything else goes through the go-yaml v2 port. Same result either way.
  */
 export function awsAuthFastPathAccepts(text: string): boolean {
   return scanEntryList(text, plainIsString) !== undefined;
@@ -134,27 +122,21 @@ function parseEntryKey(
       text,
       `${key} starts with "{", so the authenticator decodes it as JSON, and a JSON object (or invalid JSON) is not a list of mappings${flowMappingHint(text)}`,
       text.length - trimmed.length,
-      lineCounterFor(text),
+      LineIndex.of(text),
     );
   }
-  let lc: LineCounter;
+  let lc: LineIndex;
   let json: JVal;
   // The common shape (block list of block mappings of simple scalars) is read by a line scanner
   // that yields the same JSON-level value and offsets as the library path below.
   const scanned = fast ? scanEntryList(text, plainIsString) : undefined;
   if (scanned !== undefined) {
-    lc = lineCounterFromStarts(scanned.lineStarts);
+    lc = new LineIndex(scanned.lineStarts);
     json = scanned.root;
   } else {
     try {
-      if (front === 'go-yaml') {
-        json = goYamlToJVal(text);
-        lc = lineCounterFor(text);
-      } else {
-        const loaded = loadYaml(text);
-        lc = loaded.lc;
-        json = toJsonable(new GoYamlDecoder(loaded.doc, text).value(loaded.root, 0));
-      }
+      json = front.entries(text);
+      lc = LineIndex.of(text);
     } catch (e) {
       if (!(e instanceof DecodeFailure)) throw e;
       return keyFailure(
@@ -162,7 +144,7 @@ function parseEntryKey(
         text,
         `${key} could not be converted from YAML to JSON, so the authenticator keeps none of its entries: ${e.message}${flowMappingHint(text)}`,
         e.offset,
-        lineCounterFor(text),
+        LineIndex.of(text),
       );
     }
   }
@@ -223,21 +205,11 @@ function parseEntryKey(
 }
 
 function parseAccountsKey(text: string, front: YamlFront): KeyOutcome {
-  let lc: LineCounter;
-  let res: AccountsResult;
-  let total: number;
+  let lc: LineIndex;
+  let res: AccountsResult & { total: number };
   try {
-    if (front === 'go-yaml') {
-      const r = decodeAccountsGoYaml(text);
-      res = r;
-      total = r.total;
-      lc = lineCounterFor(text);
-    } else {
-      const loaded: LoadedYaml = loadYaml(text);
-      res = decodeAccounts(loaded, text);
-      total = isSeq(loaded.root) ? loaded.root.items.length : res.accounts.length;
-      lc = loaded.lc;
-    }
+    res = front.accounts(text);
+    lc = LineIndex.of(text);
   } catch (e) {
     if (!(e instanceof DecodeFailure)) throw e;
     return keyFailure(
@@ -245,7 +217,7 @@ function parseAccountsKey(text: string, front: YamlFront): KeyOutcome {
       text,
       `mapAccounts is not valid YAML for a list of strings, so the authenticator keeps none of it: ${e.message}`,
       e.offset,
-      lineCounterFor(text),
+      LineIndex.of(text),
     );
   }
   if (res.isNull) return { status: 'empty', issues: [], roles: [], users: [], accounts: [], lc };
@@ -262,7 +234,7 @@ function parseAccountsKey(text: string, front: YamlFront): KeyOutcome {
   const issues: Located[] = [...res.typeErrors];
   if (res.hardFailure !== undefined) {
     // go-yaml sized the slice before failing: the items not decoded stay as empty strings.
-    while (accounts.length < total) accounts.push('');
+    while (accounts.length < res.total) accounts.push('');
     issues.push({
       pos: res.hardFailure.offset,
       kind: 'key-parse-failure',
@@ -381,7 +353,7 @@ function emptyResult(): ParsedAwsAuth {
  * keeps (file order, duplicates included) and every issue. Never throws.
  */
 export function parseAwsAuth(data: Record<string, string>): ParsedAwsAuth {
-  return parseWith(data, true, 'go-yaml');
+  return parseWith(data, true, GO_YAML);
 }
 
 /**
@@ -389,15 +361,15 @@ export function parseAwsAuth(data: Record<string, string>): ParsedAwsAuth {
  * result; exists so that tests can prove the two paths equal.
  */
 export function parseAwsAuthSlow(data: Record<string, string>): ParsedAwsAuth {
-  return parseWith(data, false, 'go-yaml');
+  return parseWith(data, false, GO_YAML);
 }
 
 /**
- * `parseAwsAuth` with the previous slow path (the `yaml` package patched towards libyaml), kept
- * behind this name for the benchmark comparison issue 9 asks for. Not used by the product.
+ * `parseAwsAuth` (fast path included) over another YAML front end. Not in `index.ts`: only the
+ * benchmark calls it, with the former `yaml`-package front end of `bench/legacy-aws-auth/`.
  */
-export function parseAwsAuthYamlPackage(data: Record<string, string>): ParsedAwsAuth {
-  return parseWith(data, true, 'yaml-package');
+export function parseAwsAuthWithFront(data: Record<string, string>, front: YamlFront): ParsedAwsAuth {
+  return parseWith(data, true, front);
 }
 
 function parseWith(data: Record<string, string>, fast: boolean, front: YamlFront): ParsedAwsAuth {

@@ -1,8 +1,9 @@
 /**
- * go-yaml v2 decoding into interface{} (decode.go): the `GoVal` tree built from a `yaml` document,
+ * The former go-yaml v2 emulation (benchmark only): decoding into interface{} (decode.go): the `GoVal` tree built from a `yaml` document,
  * with go-yaml's aliases, merge keys, map-key rules and alias-ratio limit.
  */
 import { type Alias, type Document, isAlias, isMap, isScalar, isSeq, type Scalar, type YAMLMap } from 'yaml';
+import { DecodeFailure } from '../../shared/core/aws-auth/decode-failure.ts';
 import {
   BINARY_TAG,
   checkDoubleQuotedEscapes,
@@ -11,7 +12,7 @@ import {
   MERGE_TAG,
   type Resolved,
 } from './go-yaml-resolve.ts';
-import { DecodeFailure, nodeStart, type YamlNode } from './yaml-load.ts';
+import { nodeStart, type YamlNode } from './yaml-load.ts';
 
 export type GoVal =
   | { t: 'null'; pos: number }

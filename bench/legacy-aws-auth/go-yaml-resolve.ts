@@ -1,17 +1,18 @@
 /**
- * go-yaml v2 scalar resolution (resolve.go): YAML 1.1 bools, ints, floats, nulls, timestamps,
- * explicit tags, `!!binary`, and libyaml's check of double-quoted escapes.
+ * The former go-yaml v2 scalar resolution of the `yaml`-package front end (benchmark only; the
+ * product resolves with `goyaml/resolve.ts`), after resolve.go: YAML 1.1 bools, ints, floats,
+ * nulls, timestamps, explicit tags, `!!binary`, and libyaml's check of double-quoted escapes.
  */
 
-import { truncate } from './go-text.ts';
+import { DecodeFailure } from '../../shared/core/aws-auth/decode-failure.ts';
+import { truncate } from '../../shared/core/aws-auth/go-text.ts';
 import {
   DOT_FLOAT,
   goParseInt,
   goParseUint,
   isTimestamp as isGoTimestamp,
   YAML_STYLE_FLOAT,
-} from './goyaml/resolve.ts';
-import { DecodeFailure } from './yaml-load.ts';
+} from '../../shared/core/aws-auth/goyaml/resolve.ts';
 
 const TAG_PREFIX = 'tag:yaml.org,2002:';
 const STR_TAG = `${TAG_PREFIX}str`;

@@ -1,27 +1,18 @@
 /**
- * mapAccounts: go-yaml v2 Unmarshal straight into []string (scalars keep their source text),
- * with type errors per item and go-yaml's part-way failure.
+ * The former mapAccounts decoder (benchmark only): go-yaml v2 Unmarshal straight into []string
+ * (scalars keep their source text), with type errors per item and go-yaml's part-way failure.
  */
 import { isAlias, isMap, isScalar, isSeq } from 'yaml';
-import { truncate } from './go-text.ts';
+import { DecodeFailure } from '../../shared/core/aws-auth/decode-failure.ts';
+import { truncate } from '../../shared/core/aws-auth/go-text.ts';
+import type { AccountsResult } from '../../shared/core/aws-auth/go-yaml-front.ts';
 import { GoYamlDecoder } from './go-yaml-decode.ts';
-import type { Located } from './json-decode.ts';
-import { DecodeFailure, type LoadedYaml, nodeStart } from './yaml-load.ts';
+import { type LoadedYaml, nodeStart } from './yaml-load.ts';
 
 function kindName(n: unknown): string {
   if (isMap(n)) return '!!map';
   if (isSeq(n)) return '!!seq';
   return '!!str';
-}
-
-export interface AccountsResult {
-  accounts: Array<{ value: string; pos: number; index: number }>;
-  typeErrors: Located[];
-  /** A go-yaml panic mid-list: the slice keeps decoded items plus zero values for the rest. */
-  hardFailure?: DecodeFailure;
-  /** The root is not a list (or null): nothing decoded. */
-  notAList?: { pos: number; what: string };
-  isNull: boolean;
 }
 
 export function decodeAccounts(loaded: LoadedYaml, text: string): AccountsResult {

@@ -1,26 +1,16 @@
 /**
- * YAML loading: syntax from the `yaml` package, character rules from libyaml. Holds the internal
- * `DecodeFailure`, the first-document loader, node offsets and line counters.
+ * The former YAML loading of the aws-auth parser (kept for the benchmark only, see `index.ts`):
+ * syntax from the `yaml` package, character rules from libyaml; the first-document loader and
+ * node offsets.
  */
-import { type Document, LineCounter, parseAllDocuments } from 'yaml';
-
-/** A failure that makes go-yaml / sigs.k8s.io/yaml reject the whole value. Internal only. */
-export class DecodeFailure extends Error {
-  override readonly name = 'DecodeFailure';
-  constructor(
-    message: string,
-    readonly offset: number,
-  ) {
-    super(message);
-  }
-}
+import { type Document, parseAllDocuments } from 'yaml';
+import { DecodeFailure } from '../../shared/core/aws-auth/decode-failure.ts';
 
 export type YamlNode = NonNullable<Document['contents']>;
 
 export interface LoadedYaml {
   doc: Document | undefined;
   root: unknown;
-  lc: LineCounter;
 }
 
 /** libyaml's reader rejects these before parsing ("control characters are not allowed"). */
@@ -58,30 +48,21 @@ function findForbiddenChar(text: string): DecodeFailure | undefined {
 export function loadYaml(text: string): LoadedYaml {
   const bad = findForbiddenChar(text);
   if (bad !== undefined) throw bad;
-  const lc = new LineCounter();
   const docs = parseAllDocuments(text, {
     version: '1.1',
     schema: 'failsafe',
     merge: false,
     uniqueKeys: false,
     prettyErrors: false,
-    lineCounter: lc,
   });
   const doc = docs[0];
-  if (doc === undefined) return { doc: undefined, root: null, lc };
+  if (doc === undefined) return { doc: undefined, root: null };
   const err = doc.errors[0];
   if (err !== undefined) throw new DecodeFailure(err.message, err.pos[0]);
-  return { doc, root: doc.contents, lc };
+  return { doc, root: doc.contents };
 }
 
 export function nodeStart(node: unknown, fallback: number): number {
   const range = (node as { range?: unknown } | null)?.range;
   return Array.isArray(range) && typeof range[0] === 'number' ? range[0] : fallback;
-}
-
-export function lineCounterFor(text: string): LineCounter {
-  const lc = new LineCounter();
-  lc.addNewLine(0);
-  for (let i = 0; i < text.length; i++) if (text[i] === '\n') lc.addNewLine(i + 1);
-  return lc;
 }
