@@ -58,6 +58,8 @@ export interface CliStartResult {
   assessPath: Array<{ file: string; bytes: number }>;
   /** The other chunks: loaded only by a live command or `whatif --event` (dynamic import). */
   onDemand: Array<{ file: string; bytes: number }>;
+  /** What the `entry` + `assessPath` files hold, by package or source folder (esbuild metafile). */
+  assessContents: Array<{ source: string; bytes: number }>;
 }
 
 /** CPU time (user + system) of this process's waited-for children, in ms (Linux; 10 ms ticks). */
@@ -91,7 +93,23 @@ function staticClosure(file: string, seen = new Set<string>()): Set<string> {
   return seen;
 }
 
-function layout(): Pick<CliStartResult, 'entry' | 'assessPath' | 'onDemand'> {
+/** Bytes of each package (or `shared/<layer>/<dir>`) in the given output files, from `dist/cli-meta.json`. */
+function contents(files: string[]): Array<{ source: string; bytes: number }> {
+  const meta = JSON.parse(readFileSync(join(DIST, 'cli-meta.json'), 'utf8')) as {
+    outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+  };
+  const by = new Map<string, number>();
+  for (const file of files) {
+    for (const [input, { bytesInOutput }] of Object.entries(meta.outputs[file]?.inputs ?? {})) {
+      const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1];
+      const source = pkg ?? input.split('/').slice(0, 3).join('/');
+      by.set(source, (by.get(source) ?? 0) + bytesInOutput);
+    }
+  }
+  return [...by].map(([source, bytes]) => ({ source, bytes })).sort((a, b) => b.bytes - a.bytes);
+}
+
+function layout(): Pick<CliStartResult, 'entry' | 'assessPath' | 'onDemand' | 'assessContents'> {
   const cli = join(DIST, 'cli.js');
   const chunks = readdirSync(join(DIST, 'cli-chunks'))
     .filter((f) => f.endsWith('.js'))
@@ -104,6 +122,9 @@ function layout(): Pick<CliStartResult, 'entry' | 'assessPath' | 'onDemand'> {
     entry: [cli, ...chunks].filter((f) => loaded.has(f)).map(row),
     assessPath: chunks.filter((f) => assess.has(f) && !loaded.has(f)).map(row),
     onDemand: chunks.filter((f) => !loaded.has(f) && !assess.has(f)).map(row),
+    assessContents: contents(
+      [cli, ...chunks].filter((f) => loaded.has(f) || assess.has(f)).map((f) => f.slice(ROOT.length + 1)),
+    ),
   };
 }
 
@@ -161,6 +182,12 @@ export function cliStartMarkdown(result: CliStartResult): string {
     '',
     `Bundle: \`--help\` and \`--version\` load ${result.entry.map((f) => `\`${f.file}\` (${kib(f.bytes)})`).join(', ')} — ${kib(total(result.entry))} in all. Every other command adds ${result.assessPath.map((f) => `\`${f.file.replace(/^dist\/cli-chunks\//, '')}\` (${kib(f.bytes)})`).join(', ')} — ${kib(total(result.entry) + total(result.assessPath))} in all for a file-only \`assess\`. Loaded only on demand: ${result.onDemand.map((f) => `\`${f.file.replace(/^dist\/cli-chunks\//, '')}\` (${kib(f.bytes)})`).join(', ')} — ${(total(result.onDemand) / 1024 / 1024).toFixed(2)} MiB (\`live-*\` and the chunks it imports: the AWS SDK clients and \`@kubernetes/client-node\`, for \`snapshot\`, \`report\` and \`--cluster\`; \`whatif-change-*\`: the CloudTrail parser, for \`whatif\`; \`file-store-*\`: the local snapshot store).`,
   ];
+  const top = result.assessContents.slice(0, 8);
+  const yaml = result.assessContents.find((c) => c.source === 'yaml');
+  lines.push(
+    '',
+    `What a file-only \`assess\` loads, by package or source folder (esbuild metafile, bytes in the output): ${top.map((c) => `${c.source} ${kib(c.bytes)}`).join(', ')}; the \`yaml\` package: ${yaml === undefined ? 'not in the bundle' : kib(yaml.bytes)}.`,
+  );
   if (assess) {
     lines.push(
       '',

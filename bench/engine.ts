@@ -2,9 +2,17 @@
  * Engine benchmark: parse + resolve + every rule (assessSnapshot) on synthetic clusters of
  * 1k, 10k and 100k aws-auth entries, with access entries and nodes at half that count each.
  * Compared as ratios within one run (the machine is shared and noisy).
+ *
+ * Then the parse alone at 10k entries, the go-yaml v2 port (`parseAwsAuth`) against the former
+ * `yaml`-package front end (`bench/legacy-aws-auth/`), interleaved in the same run (issue 9:
+ * the parse share no more than 1.2× the old path's): the engine's input as it is (the fast path
+ * reads it, both sides), and the same text behind a leading comment, which the fast path leaves
+ * to the YAML front end.
  */
+import { parseAwsAuth } from '../shared/core/aws-auth/index.ts';
 import { assessSnapshot } from '../shared/core/engine.ts';
 import type { ClusterSnapshot } from '../shared/core/model.ts';
+import { parseAwsAuthLegacy } from './legacy-aws-auth/index.ts';
 
 const ACCOUNT = '111122223333';
 
@@ -121,7 +129,54 @@ export function benchEngine(sizes = [1_000, 10_000, 100_000]): EngineRow[] {
   return rows;
 }
 
-export function engineMarkdown(rows: EngineRow[]): string {
+export interface ParseCompareRow {
+  input: string;
+  bytes: number;
+  roles: number;
+  newMs: number;
+  oldMs: number;
+  runs: number;
+}
+
+/** The engine's aws-auth text at `size` entries, through the new and the old parse path. */
+export function benchParseCompare(size = 10_000, runs = 15): ParseCompareRow[] {
+  const data = syntheticCluster(size).awsAuth;
+  const text = data.status === 'ok' ? (data.data.data.mapRoles ?? '') : '';
+  const inputs = [
+    { input: 'engine input (fast path on both sides)', text },
+    {
+      input: 'the same behind `# managed by Terraform` (YAML front end)',
+      text: `# managed by Terraform\n${text}`,
+    },
+  ];
+  return inputs.map(({ input, text: mapRoles }) => {
+    const paths = { new: parseAwsAuth, old: parseAwsAuthLegacy };
+    const times = { new: [] as number[], old: [] as number[] };
+    let roles = 0;
+    for (const f of Object.values(paths)) f({ mapRoles }); // warm-up
+    for (let i = 0; i < runs; i++) {
+      // Alternating order: a busy moment of the machine hits both alike.
+      for (const k of i % 2 ? (['old', 'new'] as const) : (['new', 'old'] as const)) {
+        const t0 = performance.now();
+        const parsed = paths[k]({ mapRoles });
+        times[k].push(performance.now() - t0);
+        if (k === 'new') roles = parsed.roles.length;
+        else if (parsed.roles.length !== roles && i > 0)
+          throw new Error(`old path keeps ${parsed.roles.length} roles`);
+      }
+    }
+    return {
+      input,
+      bytes: Buffer.byteLength(mapRoles),
+      roles,
+      newMs: median(times.new),
+      oldMs: median(times.old),
+      runs,
+    };
+  });
+}
+
+export function engineMarkdown(rows: EngineRow[], parse: ParseCompareRow[] = []): string {
   const lines = [
     '| aws-auth entries | access entries | nodes | median ms (parse + resolve + all rules) | runs | ratio to previous size |',
     '|---:|---:|---:|---:|---:|---:|',
@@ -139,5 +194,23 @@ export function engineMarkdown(rows: EngineRow[]): string {
     `Goal: 10k aws-auth + 5k access entries + 5k nodes under 100 ms — ${ten ? `${ten.medianMs.toFixed(1)} ms: ${ten.medianMs < 100 ? 'met' : 'NOT met'}` : 'not measured'}.`,
     `Goal: 10× the input costs ≤ 12× the time — worst ratio ${Math.max(...ratios).toFixed(1)}×: ${Math.max(...ratios) <= 12 ? 'met' : 'NOT met'}.`,
   );
+  if (parse.length > 0) {
+    lines.push(
+      '',
+      `Parse alone at 10k entries (\`parseAwsAuth\` of the \`mapRoles\` value): the go-yaml v2 port against the former \`yaml\`-package front end (\`bench/legacy-aws-auth/\`), ${parse[0]?.runs} runs each, alternating; median.`,
+      '',
+      '| input | bytes | roles | new (go-yaml port) ms | old (`yaml` package) ms | new ÷ old | parse share of the engine run at 10k |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+      ...parse.map((p) => {
+        const share = ten && p === parse[0] ? `${((100 * p.newMs) / ten.medianMs).toFixed(0)} %` : '—';
+        return `| ${p.input} | ${p.bytes.toLocaleString('en')} | ${p.roles.toLocaleString('en')} | ${p.newMs.toFixed(1)} | ${p.oldMs.toFixed(1)} | ${(p.newMs / p.oldMs).toFixed(2)}× | ${share} |`;
+      }),
+    );
+    const worst = Math.max(...parse.map((p) => p.newMs / p.oldMs));
+    lines.push(
+      '',
+      `Goal (issue 9): the parse at 10k entries no more than 1.2× the old path's, same run — worst ${worst.toFixed(2)}×: ${worst <= 1.2 ? 'met' : 'NOT met'}.`,
+    );
+  }
   return lines.join('\n');
 }

@@ -10,7 +10,7 @@ import { benchCapture, captureMarkdown } from './capture.ts';
 import { benchCaptureMemory, captureMemoryMarkdown } from './capture-memory.ts';
 import { benchCliStart, cliStartMarkdown } from './cli-start.ts';
 import { benchColdStart, buildBundles, coldStartMarkdown } from './cold-start.ts';
-import { benchEngine, engineMarkdown } from './engine.ts';
+import { benchEngine, benchParseCompare, engineMarkdown } from './engine.ts';
 import { benchEventToAlert, eventToAlertMarkdown } from './event-to-alert.ts';
 import { benchParserBombs, parserBombsMarkdown } from './parser-bombs.ts';
 import { benchParserDifferential, parserDifferentialMarkdown } from './parser-differential.ts';
@@ -26,7 +26,11 @@ const functionBundles = (): Promise<string> => {
 type Section = { id: string; title: string; run: () => Promise<string> | string };
 
 const SECTIONS: Section[] = [
-  { id: 'engine', title: 'Engine: parse + resolve + rules', run: () => engineMarkdown(benchEngine()) },
+  {
+    id: 'engine',
+    title: 'Engine: parse + resolve + rules',
+    run: () => engineMarkdown(benchEngine(), benchParseCompare()),
+  },
   {
     id: 'capture',
     title: 'Live capture: sandbox account, 20 ms latency, EKS throttled at 20 calls/s',
@@ -101,5 +105,8 @@ for (const s of SECTIONS) {
   const text = body ? `${stamp}\n\n${body}` : kept.get(s.title);
   if (text) parts.push(`## ${s.title}`, '', text, '');
 }
+// Sections this script does not produce (written by hand or by another branch's bench) stay as they are.
+const known = new Set(SECTIONS.map((s) => s.title));
+for (const [title, text] of kept) if (!known.has(title)) parts.push(`## ${title}`, '', text, '');
 writeFileSync(out, `${parts.join('\n').trimEnd()}\n`);
 process.stdout.write(`${parts.join('\n')}\nwritten to ${out}\n`);

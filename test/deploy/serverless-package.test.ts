@@ -277,6 +277,12 @@ describe('serverless package (offline)', () => {
     expect(bundleMeta.snapshotWorker?.packages).toContain('@aws-sdk/client-ec2');
   });
 
+  it('no function bundle contains the `yaml` package (aws-auth is read by the go-yaml port)', () => {
+    expect(Object.keys(bundleMeta).sort()).toEqual(['onEksEvent', 'report', 'scheduler', 'snapshotWorker']);
+    for (const [name, { packages }] of Object.entries(bundleMeta))
+      expect(packages, name).not.toContain('yaml');
+  });
+
   it('the snapshot bucket is encrypted, versioned, private, TLS-only and expires old versions', () => {
     const [[bucketId, bucket]] = ofType('AWS::S3::Bucket').filter(([id]) => id === 'SnapshotBucket') as [
       [string, Resource],
