@@ -8,7 +8,7 @@
  * Goal (issue 7): `assess --snapshot` on a small file within 2.5× a bare `node -e 0`.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -137,6 +137,8 @@ export function benchCliStart(): CliStartResult {
       cwd: ROOT,
       stdio: 'pipe',
     });
+    // The CLI reads its version from the package.json above it (JSON output carries it).
+    copyFileSync(join(ROOT, 'package.json'), join(single, 'package.json'));
     const cases = casesFor(join(single, 'cli.js'));
     const runs = new Map<string, number[]>(cases.map((c) => [c.id, []]));
     const cpu = new Map<string, number>(cases.map((c) => [c.id, 0]));

@@ -84,12 +84,13 @@ function existingSections(): Map<string, string> {
   return found;
 }
 
-const kept = existingSections();
 const fresh = new Map<string, string>();
 for (const s of chosen) {
   process.stderr.write(`bench: ${s.id}…\n`);
   fresh.set(s.title, await s.run());
 }
+// Read when writing, not when starting: a section another run wrote meanwhile is kept.
+const kept = existingSections();
 const when = `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 const machine = `Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${loadavg()[0]?.toFixed(1)} at the end`;
 const parts: string[] = [
