@@ -8,20 +8,15 @@
 // `index.js` + a `package.json` with `"type": "module"` (rather than `index.mjs`): the Lambda
 // runtime loads it as ESM either way, and `serverless invoke local` (which only tries .js/.cjs)
 // can load it too.
-// Our own classes keep their names: minification renames `ConfigError` to `py`, and while Lambda
-// reports `errorType` from `error.name` (set explicitly on every error class here), `serverless
-// invoke local` and anything else reading `constructor.name` would see `py`. esbuild's
-// `keepNames` would do it for every function of the bundle, the SDK's included: +55 KB (5 %) on
-// onEksEvent, past its 0.97 MiB budget (BENCHMARKS.md). So the plugin below names only the
-// top-level `…Error` classes of functions/ and shared/ — what a handler can throw — with
-// `__kn(C, 'C')` appended to their module (`__kn` is in the banner): about 400 bytes on onEksEvent.
+// Our own error classes keep their names through minification: scripts/keep-class-names.mjs.
 //
 // Usage: node scripts/bundle-functions.mjs [--outdir DIR] [name ...]
 //   (default: every function, into dist/functions)
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { KEEP_NAMES_BANNER, keepClassNames } from './keep-class-names.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const FUNCTIONS = {
@@ -29,24 +24,6 @@ export const FUNCTIONS = {
   snapshotWorker: 'functions/snapshot-worker.ts',
   onEksEvent: 'functions/on-eks-event.ts',
   report: 'functions/report.ts',
-};
-
-/** `class NameError extends …` (`export`, `abstract` too) at the start of a line. */
-const ERROR_CLASS = /^(?:export\s+)?(?:abstract\s+)?class\s+([A-Za-z_$][\w$]*Error)\s+extends\b/gm;
-
-/** Keeps the names of the error classes of our own modules through minification (`__kn`: banner). */
-export const keepClassNames = {
-  name: 'keep-class-names',
-  setup(b) {
-    b.onLoad({ filter: /[\\/](?:functions|shared)[\\/].*\.ts$/ }, async (args) => {
-      if (args.path.includes('node_modules')) return undefined;
-      const source = await readFile(args.path, 'utf8');
-      const names = [...source.matchAll(ERROR_CLASS)].map((m) => m[1]);
-      if (names.length === 0) return undefined;
-      const naming = names.map((n) => `__kn(${n}, '${n}');`);
-      return { contents: `${source}\n${naming.join('\n')}\n`, loader: 'ts', resolveDir: dirname(args.path) };
-    });
-  },
 };
 
 const args = process.argv.slice(2);
@@ -82,7 +59,7 @@ for (const name of names) {
     plugins: [keepClassNames],
     logLevel: 'warning',
     banner: {
-      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url); const __kn=(c,n)=>Object.defineProperty(c,'name',{value:n});",
+      js: `import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url); ${KEEP_NAMES_BANNER}`,
     },
   });
   await writeFile(join(outdir, 'package.json'), '{ "type": "module" }\n');

@@ -207,9 +207,13 @@ function newestMtime(path: string): number {
  */
 function ensureBundles(dir: string): void {
   const needed: FunctionName[] = ['scheduler', 'snapshotWorker', 'onEksEvent'];
-  const sources = ['functions', 'shared', 'scripts/bundle-functions.mjs', 'package-lock.json'].map((p) =>
-    newestMtime(join(ROOT, p)),
-  );
+  const sources = [
+    'functions',
+    'shared',
+    'scripts/bundle-functions.mjs',
+    'scripts/keep-class-names.mjs',
+    'package-lock.json',
+  ].map((p) => newestMtime(join(ROOT, p)));
   const newestSource = Math.max(...sources);
   const fresh = needed.every((fn) => {
     const file = bundlePath(dir, fn);

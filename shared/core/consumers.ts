@@ -3,6 +3,7 @@
  * it, and what kind of identity it needs (docs/eks-auth-semantics.md#what-eks-writes-and-deletes,
  * docs/eks-auth-semantics.md#karpenter-and-node-attribution).
  */
+import { compareLocale } from './collate.ts';
 import type { ClusterSnapshot, ComputeNode, SourceName } from './model.ts';
 import { principalKey } from './principal.ts';
 import type { NodeRequirement } from './resolve.ts';
@@ -115,7 +116,7 @@ export function buildConsumers(snapshot: ClusterSnapshot): ConsumerInventory {
   } else if (snapshot.compute.status === 'error') blind.push('compute');
 
   for (const c of byRole.values()) {
-    c.nodes.sort((a, b) => nodeLabel(a).localeCompare(nodeLabel(b)));
+    c.nodes.sort((a, b) => compareLocale(nodeLabel(a), nodeLabel(b)));
     c.nodegroups.sort();
     c.fargateProfiles.sort();
     c.nodeClasses.sort();
