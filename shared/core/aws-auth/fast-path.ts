@@ -1,18 +1,18 @@
 /**
  * The hand-written fast path: `scanEntryList`, a line scanner for the common shape of
- * `mapRoles` / `mapUsers` that yields the same JSON-level value as the `yaml`-package path.
+ * `mapRoles` / `mapUsers` that yields the same JSON-level value as the go-yaml v2 port.
  */
 /**
  * Fast path for the common shape of `mapRoles` / `mapUsers`.
  *
- * Why hand-written: the `yaml` package (CST + document + LineCounter, then go-yaml emulation) costs
- * about 1 s for a 10,000-entry `mapRoles` (~1 MB) — 10 to 20 times the budget of the whole engine
- * (parse + resolve + every rule in under 100 ms). Almost every aws-auth in the wild is written by
+ * Why hand-written: a general YAML front end (the go-yaml v2 port, as the `yaml` package before
+ * it) takes about a second for a 10,000-entry `mapRoles` (~1 MB; BENCHMARKS.md, engine section)
+ * — 10 to 20 times the budget of the whole engine (parse + resolve + every rule in under 100 ms). Almost every aws-auth in the wild is written by
  * EKS, eksctl, Terraform or our own encoder and has one rigid shape, which a line scanner reads in
  * a few milliseconds.
  *
  * The scanner recognises ONLY a conservative subset of YAML and returns `undefined` for anything
- * else; the caller then takes the library path unchanged. Accepted:
+ * else; the caller then takes the go-yaml port unchanged. Accepted:
  *
  * - printable ASCII and `\n` only (no tab, CR, BOM, NEL, control or non-ASCII character anywhere);
  * - blank lines (empty or spaces only) anywhere;
@@ -20,7 +20,7 @@
  *   all later keys of that entry at the column of the first key (E = R + 1 + spaces after `-`);
  * - keys: `[A-Za-z][A-Za-z0-9_-]*` (at most 64 characters) that YAML 1.1 resolves to a string,
  *   directly followed by `:`; duplicates and unknown names are allowed (the shared decoder deals
- *   with them exactly as for the library path);
+ *   with them exactly as for the go-yaml port);
  * - values: `key: []`, `key:` followed by one or more `- scalar` lines all at one indent G ≥ E, or
  *   `key: scalar`;
  * - scalars on one line, optionally followed by spaces: single-quoted without `'` inside,
@@ -32,7 +32,7 @@
  * Everything else — comments, anchors, aliases, tags, merge keys, flow mappings, non-empty flow
  * sequences, block scalars, multi-line scalars, null values, nested mappings (`sso:`), document
  * markers, directives, odd indentation — is rejected. The result is the JSON-level value the
- * library path would build (`toJsonable` of go-yaml's decode), with the same source offsets, so
+ * go-yaml port would build (`goYamlToJVal`), with the same source offsets, so
  * decoding into entries, validation and issue reporting are shared, not duplicated.
  */
 
