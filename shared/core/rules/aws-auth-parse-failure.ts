@@ -12,23 +12,67 @@ function where(i: AwsAuthIssue): string {
 }
 
 const MAX_LINE_CHARS = 200;
+/** What one finding lists at most; the rest is counted ("… and 39,980 more"), so an alert stays readable. */
+export const MAX_LISTED_ISSUES = 10;
+export const MAX_BROKEN_LINES = 10;
 
 /**
- * The offending line of a key's raw value (1-based), cut at 200 characters; renderers sanitise
- * it. A parser that reports the end of the value (an unclosed quote) points at a blank line or
- * past the end: the last non-blank line before it is the one to show.
+ * The lines of a key's raw value, split once (an alias bomb has tens of thousands of issues, each
+ * pointing at a line), with the last non-blank line at or before each line.
  */
-function brokenLine(
+class RawLines {
+  private readonly all: string[];
+  private readonly lastNonBlank: Int32Array;
+
+  constructor(raw: string) {
+    this.all = raw.split(/\r\n?|\n/);
+    this.lastNonBlank = new Int32Array(this.all.length + 1);
+    for (let n = 1; n <= this.all.length; n++) {
+      this.lastNonBlank[n] = (this.all[n - 1] ?? '').trim() === '' ? (this.lastNonBlank[n - 1] ?? 0) : n;
+    }
+  }
+
+  /**
+   * The offending line (1-based), cut at 200 characters; renderers sanitise it. A parser that
+   * reports the end of the value (an unclosed quote) points at a blank line or past the end: the
+   * last non-blank line before it is the one to show.
+   */
+  broken(line: number | undefined): { line: number; text: string } | undefined {
+    if (line === undefined || line < 1) return undefined;
+    const n = this.lastNonBlank[Math.min(line, this.all.length)] ?? 0;
+    if (n === 0) return undefined;
+    const text = (this.all[n - 1] ?? '').trimEnd();
+    return { line: n, text: text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…` : text };
+  }
+}
+
+/** The distinct broken lines of `issues` in order of first mention: the first `max` and the total. */
+function brokenLinesOf(
   raw: string | undefined,
-  line: number | undefined,
-): { line: number; text: string } | undefined {
-  if (raw === undefined || line === undefined || line < 1) return undefined;
-  const all = raw.split(/\r\n?|\n/);
-  let n = Math.min(line, all.length);
-  while (n > 1 && (all[n - 1] ?? '').trim() === '') n -= 1;
-  const text = (all[n - 1] ?? '').trimEnd();
-  if (text.trim() === '') return undefined;
-  return { line: n, text: text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…` : text };
+  issues: readonly AwsAuthIssue[],
+  max: number,
+): { shown: Array<{ line: number; text: string }>; total: number } {
+  if (raw === undefined) return { shown: [], total: 0 };
+  const lines = new RawLines(raw);
+  const seen = new Set<number>();
+  const shown: Array<{ line: number; text: string }> = [];
+  for (const i of issues) {
+    const b = lines.broken(i.line);
+    if (b === undefined || seen.has(b.line)) continue;
+    seen.add(b.line);
+    if (shown.length < max) shown.push(b);
+  }
+  return { shown, total: seen.size };
+}
+
+/** `20,001 type-mismatch, 20,001 invalid-entry`: the kinds of the issues, most frequent first. */
+function kindCounts(issues: readonly AwsAuthIssue[]): string {
+  const counts = new Map<string, number>();
+  for (const i of issues) counts.set(i.kind, (counts.get(i.kind) ?? 0) + 1);
+  return [...counts]
+    .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
+    .map(([kind, n]) => `${n} ${kind}`)
+    .join(', ');
 }
 
 /** Keys the authenticator ignores that were obviously meant as one of its keys (`maproles`). */
@@ -67,8 +111,9 @@ export const awsAuthParseFailure: Rule = {
       const severity: Severity = onlyHints ? 'medium' : 'critical';
       const failed = issues.find((i) => i.kind === 'key-parse-failure');
       const raw = configMap?.data[dataKey];
-      const lines = issues.flatMap((i) => brokenLine(raw, i.line) ?? []);
-      const brokenLines = lines.filter((l, n) => lines.findIndex((m) => m.line === l.line) === n);
+      const broken = brokenLinesOf(raw, issues, MAX_BROKEN_LINES);
+      const listed = issues.slice(0, MAX_LISTED_ISSUES);
+      const unlisted = issues.length - listed.length;
       const writer = configMap === undefined ? undefined : lastWriterOf(configMap.managedFields, dataKey);
       out.push({
         severity,
@@ -80,17 +125,30 @@ export const awsAuthParseFailure: Rule = {
             ? `aws-auth ${dataKey} has fields the authenticator ignores`
             : `aws-auth ${dataKey}: ${issues.length} problem(s), entries dropped`,
         detail: [
-          ...issues.map((i) => `${where(i)}: ${i.message} — lost: ${i.lost}`),
-          ...brokenLines.map(
-            (l) => `${dataKey} line ${l.line}: ${l.text.trim() === '' ? '(blank)' : l.text}`,
-          ),
+          // The count first: a channel that cuts a long detail (Slack) still says how much broke.
+          ...(unlisted > 0
+            ? [`${issues.length} problems in ${dataKey} (${kindCounts(issues)}); the first ${listed.length}:`]
+            : []),
+          ...listed.map((i) => `${where(i)}: ${i.message} — lost: ${i.lost}`),
+          ...(unlisted > 0 ? [`… and ${unlisted} more problem(s) in ${dataKey}.`] : []),
+          ...broken.shown.map((l) => `${dataKey} line ${l.line}: ${l.text}`),
+          ...(broken.total > broken.shown.length
+            ? [`… and ${broken.total - broken.shown.length} more broken line(s) in ${dataKey}.`]
+            : []),
           ...(writer === undefined
             ? []
             : [
                 `Last writer of ${dataKey}: ${writer.manager} (${writer.operation}${writer.time ? `, ${writer.time}` : ''}).`,
               ]),
         ].join('\n'),
-        evidence: { dataKey, issues, brokenLines, writer: writer ?? null },
+        evidence: {
+          dataKey,
+          issues: listed,
+          brokenLines: broken.shown,
+          writer: writer ?? null,
+          ...(unlisted > 0 ? { issueCount: issues.length } : {}),
+          ...(broken.total > broken.shown.length ? { brokenLineCount: broken.total } : {}),
+        },
         ...writerActor(writer),
         remediation: {
           summary: failed
