@@ -246,6 +246,26 @@ export function fitBlocks(
   return clip(head + omitted(countBySeverity(blocks)), limit);
 }
 
+/** Room kept for the omission line when deciding whether a block could ever fit. */
+const OMITTED_RESERVE = 160;
+
+/** The note under a finding shown in its short form because its full block exceeds the budget. */
+export const TOO_LONG_NOTE = 'too long to show in full here; the JSON format has the whole detail and fix';
+
+/**
+ * Blocks that could not fit within `maxChars` even alone (a finding listing thousands of
+ * principals) in their short form `short(i)`: such a finding is named, never silently dropped.
+ */
+export function shortenOversized(
+  head: string,
+  blocks: readonly Block[],
+  maxChars: number,
+  short: (i: number) => string,
+): Block[] {
+  const room = Math.floor(maxChars) - head.length - OMITTED_RESERVE;
+  return blocks.map((b, i) => (b.text.length <= room ? b : { severity: b.severity, text: short(i) }));
+}
+
 /** Cuts text (free of code blocks) to at most `limit` characters, at a line end where possible. */
 export function clip(text: string, limit: number): string {
   if (text.length <= limit) return text;

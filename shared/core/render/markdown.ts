@@ -19,7 +19,9 @@ import {
   type RenderOptions,
   resultLine,
   sanitize,
+  shortenOversized,
   sortFindings,
+  TOO_LONG_NOTE,
 } from './layout.ts';
 
 /** Escapes inline Markdown so that text renders literally. */
@@ -143,11 +145,14 @@ export function renderMarkdown(findings: readonly Finding[], options: RenderOpti
     text: compact ? renderCompactLine(f) : renderFindingBlock(f),
   }));
   const head = renderHead(sorted, options);
-  const out = fitBlocks(
+  const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS;
+  const shown = shortenOversized(
     head,
     blocks,
-    options.maxChars ?? DEFAULT_MAX_CHARS,
-    (rest) => `${compact ? '\n' : ''}${omittedLine(rest)}\n`,
+    maxChars,
+    (i) =>
+      `${renderCompactLine(sorted[i] as Finding).trimEnd()} _(${TOO_LONG_NOTE})_\n${compact ? '' : '\n'}`,
   );
+  const out = fitBlocks(head, shown, maxChars, (rest) => `${compact ? '\n' : ''}${omittedLine(rest)}\n`);
   return out.replace(/\n\n+$/, '\n');
 }

@@ -205,6 +205,8 @@ export function snsText(notices: readonly Notice[], maxChars: number, compact = 
     text: `${renderText([n.finding], {
       title: noticeTitle(n),
       compact: compact || n.kind === 'resolved',
+      // A finding too long for the whole e-mail is shown short (named), not left out.
+      maxChars: Math.max(0, maxChars - head.length - 200),
     })}\n`,
   }));
   const footer = compact

@@ -21,7 +21,9 @@ import {
   type RenderOptions,
   resultLine,
   sanitize,
+  shortenOversized,
   sortFindings,
+  TOO_LONG_NOTE,
   wrap,
 } from './layout.ts';
 
@@ -158,11 +160,13 @@ export function renderText(findings: readonly Finding[], options: RenderOptions 
     text: options.compact === true ? renderCompactLine(f, color) : renderFindingBlock(f, color),
   }));
   const head = renderHead(sorted, options);
-  const out = fitBlocks(
+  const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS;
+  const shown = shortenOversized(
     head,
     blocks,
-    options.maxChars ?? DEFAULT_MAX_CHARS,
-    (rest) => `${omittedLine(rest)}\n`,
+    maxChars,
+    (i) => `${renderCompactLine(sorted[i] as Finding, color)}      (${TOO_LONG_NOTE})\n\n`,
   );
+  const out = fitBlocks(head, shown, maxChars, (rest) => `${omittedLine(rest)}\n`);
   return out.replace(/\n\n+$/, '\n');
 }
