@@ -18,6 +18,7 @@ import {
   flatAliases,
   flowNest,
   NODE_ENTRY,
+  NODE_ROLE,
   realistic,
   scenarioWithMapRoles,
 } from './bombs.ts';
@@ -32,7 +33,7 @@ function scenarioWith(name: string, mapRoles: string): string {
   return path;
 }
 
-type Finding = { ruleId: string; title?: string; message?: string };
+type Finding = { ruleId: string; severity?: string; title?: string; message?: string };
 
 /** `assess` and `whatif --auth-mode API` in json, text and markdown; the rule ids of each JSON run. */
 async function runEverywhere(file: string): Promise<{ assess: Finding[]; whatif: Finding[] }> {
@@ -105,18 +106,58 @@ describe('parser bombs through the CLI (issue 8, case 2)', () => {
 });
 
 describe('multi-document aws-auth (issue 8, case 3)', () => {
+  const ignoredIssue = (text: string) =>
+    parseAwsAuth({ mapRoles: text }).issues.filter((i) => i.kind === 'ignored-after-first-document');
+
   it('a leading empty document hides the entries from the authenticator: the node role is unauthorized', async () => {
     const text = `---\n...\n---\n${NODE_ENTRY}`;
     expect(parseAwsAuth({ mapRoles: text }).roles).toEqual([]);
+    expect(ignoredIssue(text).map((i) => i.line)).toEqual([3]);
     const { assess } = await runEverywhere(scenarioWith('leading-doc', text));
     expect(ids(assess)).toContain('nodes/role-unauthorized');
+    expect(ids(assess)).toContain('aws-auth/parse-failure');
   });
 
   it('mappings in a second document do not exist for EKS: the node role is unauthorized', async () => {
     const text = `[]\n---\n${NODE_ENTRY}`;
     expect(parseAwsAuth({ mapRoles: text }).roles).toEqual([]);
+    const [issue] = ignoredIssue(text);
+    expect(issue?.line).toBe(2);
+    expect(issue?.lost).toContain(NODE_ROLE);
+    expect(issue?.lost).toContain('node roles that the first document does not map');
     const { assess } = await runEverywhere(scenarioWith('second-doc', text));
     expect(ids(assess)).toContain('nodes/role-unauthorized');
+    const failure = assess.find((f) => f.ruleId === 'aws-auth/parse-failure');
+    expect(failure).toMatchObject({ severity: 'critical' });
+  });
+
+  it('entries after the first document are reported with their line; the first document keeps its status and mappings', async () => {
+    const dev = '- rolearn: arn:aws:iam::111122223333:role/dev\n  username: dev\n  groups: [devs]\n';
+    const text = `${NODE_ENTRY}---\n${dev}---\n${dev}`;
+    const parsed = parseAwsAuth({ mapRoles: text });
+    const firstOnly = parseAwsAuth({ mapRoles: NODE_ENTRY });
+    expect({ status: parsed.keyStatus, roles: parsed.roles }).toEqual({
+      status: firstOnly.keyStatus,
+      roles: firstOnly.roles,
+    });
+    const [issue] = ignoredIssue(text);
+    expect(issue).toMatchObject({ line: 6, column: 1 });
+    expect(issue?.message).toContain('2 documents with content follow it');
+    expect(issue?.lost).toContain('arn:aws:iam::111122223333:role/dev');
+    const { assess } = await runEverywhere(scenarioWith('third-doc', text));
+    const failure = assess.find((f) => f.ruleId === 'aws-auth/parse-failure');
+    expect(failure?.title).toBe(
+      'aws-auth mapRoles: content after the first YAML document is ignored by the authenticator',
+    );
+    expect(ids(assess)).not.toContain('nodes/role-unauthorized');
+  });
+
+  it('only comments or a bare marker after the document ignore nothing; content that maps nothing is a medium hint', () => {
+    for (const tail of ['---\n', '---\n# end\n\n', '...\n'])
+      expect(ignoredIssue(`${NODE_ENTRY}${tail}`)).toEqual([]);
+    expect(ignoredIssue(`---\n${NODE_ENTRY}...\n`)).toEqual([]);
+    const [hint] = ignoredIssue(`${NODE_ENTRY}---\nfoo: bar\n`);
+    expect(hint?.lost).toMatch(/^nothing the authenticator would map/);
   });
 });
 

@@ -55,7 +55,13 @@ export type AwsAuthIssueKind =
    * list items folded into one string by a mis-indented `- ` line, or a mapAccounts item that is
    * not a 12-digit account ID.
    */
-  | 'suspicious-value';
+  | 'suspicious-value'
+  /**
+   * Content after the first YAML document of the key's value (a later `---`): the authenticator
+   * (go-yaml) decodes the first document only, so nothing after it exists for EKS. The key's own
+   * status and mappings are those of the first document.
+   */
+  | 'ignored-after-first-document';
 
 export interface AwsAuthIssue {
   kind: AwsAuthIssueKind;

@@ -3,6 +3,7 @@
  * decoder), issues with line/column, loss descriptions and near-miss data keys.
  */
 import { DecodeFailure } from './decode-failure.ts';
+import { describeMapped, ignoredDocumentIssue } from './documents.ts';
 import { scanEntryList } from './fast-path.ts';
 import { compareCodePoints, goTrimLeft, isSkippable, levenshtein, plural, truncate } from './go-text.ts';
 import { type AccountsResult, decodeAccountsGoYaml, goYamlToJVal } from './go-yaml-front.ts';
@@ -313,20 +314,12 @@ function ignoredKeyIssue(key: string, value: unknown, fast: boolean, front: Yaml
   }
   let lost = `everything written under "${key}"`;
   try {
-    const probe = parseWith({ [target]: value as string }, fast, front);
-    const items =
-      target === 'mapRoles'
-        ? probe.roles.map((r) => r.rolearn ?? `sso ${r.sso?.permissionSetName ?? ''}`)
-        : target === 'mapUsers'
-          ? probe.users.map((u) => u.userarn)
-          : probe.accounts;
-    if (items.length > 0) {
-      const list = items.slice(0, 3).join(', ') + (items.length > 3 ? ', …' : '');
-      const nodes = probe.roles.some((r) => r.groups.includes('system:nodes'))
-        ? ', including node roles: their nodes cannot authenticate'
-        : '';
-      lost = `the ${plural(items.length, KEY_NOUN[target])} written under "${key}" (${list})${nodes}`;
-    }
+    lost =
+      describeMapped(
+        target,
+        parseWith({ [target]: value as string }, fast, front),
+        `written under "${key}"`,
+      ) ?? lost;
   } catch {
     // keep the generic description
   }
@@ -372,7 +365,13 @@ export function parseAwsAuthWithFront(data: Record<string, string>, front: YamlF
   return parseWith(data, true, front);
 }
 
-function parseWith(data: Record<string, string>, fast: boolean, front: YamlFront): ParsedAwsAuth {
+/** `laterDocuments: false` for a probe of one ignored document (no probe of its own). */
+function parseWith(
+  data: Record<string, string>,
+  fast: boolean,
+  front: YamlFront,
+  laterDocuments = true,
+): ParsedAwsAuth {
   const result = emptyResult();
   let entries: Array<[string, unknown]>;
   try {
@@ -384,6 +383,18 @@ function parseWith(data: Record<string, string>, fast: boolean, front: YamlFront
     const found = entries.find(([k]) => k === key);
     if (found === undefined) continue;
     const outcome = parseKey(key, found[1], fast, front);
+    if (laterDocuments && outcome.status !== 'failed' && typeof found[1] === 'string') {
+      const ignored = ignoredDocumentIssue(
+        key,
+        found[1],
+        (t) => parseWith({ [key]: t }, fast, front, false),
+        outcome.roles,
+      );
+      if (ignored !== undefined) {
+        outcome.issues.push(ignored);
+        outcome.lc ??= LineIndex.of(found[1]);
+      }
+    }
     result.keyStatus[key] = outcome.status;
     for (const r of outcome.roles) result.roles.push(r);
     for (const u of outcome.users) result.users.push(u);

@@ -75,6 +75,17 @@ function kindCounts(issues: readonly AwsAuthIssue[]): string {
     .join(', ');
 }
 
+/**
+ * Issues that lose no mapping: unknown fields, and content after the first document that decodes
+ * to no mapping. Content after the first document that maps principals is critical: the mappings
+ * read as in force but do not exist for EKS.
+ */
+function isHint(i: AwsAuthIssue): boolean {
+  return (
+    i.kind === 'unknown-field' || (i.kind === 'ignored-after-first-document' && i.lost.startsWith('nothing'))
+  );
+}
+
 /** Keys the authenticator ignores that were obviously meant as one of its keys (`maproles`). */
 function isNearMiss(key: string): boolean {
   return KNOWN_KEYS.some((k) => k.toLowerCase() === key.trim().toLowerCase() && k !== key);
@@ -97,6 +108,7 @@ export const awsAuthParseFailure: Rule = {
         issue.kind === 'invalid-entry' ||
         issue.kind === 'type-mismatch' ||
         issue.kind === 'unknown-field' ||
+        issue.kind === 'ignored-after-first-document' ||
         (issue.kind === 'ignored-key' && isNearMiss(issue.dataKey));
       if (!relevant) continue;
       const list = byKey.get(issue.dataKey) ?? [];
@@ -107,7 +119,8 @@ export const awsAuthParseFailure: Rule = {
       a.snapshot.awsAuth.status === 'ok' ? a.snapshot.awsAuth.data : undefined;
     const out: FindingDraft[] = [];
     for (const [dataKey, issues] of [...byKey].sort(([x], [y]) => x.localeCompare(y))) {
-      const onlyHints = issues.every((i) => i.kind === 'unknown-field');
+      const onlyHints = issues.every(isHint);
+      const onlyLaterDocuments = issues.every((i) => i.kind === 'ignored-after-first-document');
       const severity: Severity = onlyHints ? 'medium' : 'critical';
       const failed = issues.find((i) => i.kind === 'key-parse-failure');
       const raw = configMap?.data[dataKey];
@@ -121,9 +134,11 @@ export const awsAuthParseFailure: Rule = {
         fingerprintKey: issues.map((i) => `${i.kind}:${i.entryIndex ?? ''}`).join(','),
         title: failed
           ? `aws-auth ${dataKey} does not parse: the authenticator keeps none of its mappings`
-          : onlyHints
-            ? `aws-auth ${dataKey} has fields the authenticator ignores`
-            : `aws-auth ${dataKey}: ${issues.length} problem(s), entries dropped`,
+          : onlyLaterDocuments
+            ? `aws-auth ${dataKey}: content after the first YAML document is ignored by the authenticator`
+            : onlyHints
+              ? `aws-auth ${dataKey} has fields the authenticator ignores`
+              : `aws-auth ${dataKey}: ${issues.length} problem(s), entries dropped`,
         detail: [
           // The count first: a channel that cuts a long detail (Slack) still says how much broke.
           ...(unlisted > 0
@@ -153,7 +168,9 @@ export const awsAuthParseFailure: Rule = {
         remediation: {
           summary: failed
             ? `Fix the YAML of ${dataKey} at ${where(failed)}; until then every mapping in ${dataKey} is ignored.`
-            : `Correct or remove the entries listed in ${dataKey}.`,
+            : onlyLaterDocuments
+              ? `Keep ${dataKey} one YAML document: move the entries after the "---" at ${where(issues[0] as AwsAuthIssue)} into the first document's list (or remove them).`
+              : `Correct or remove the entries listed in ${dataKey}.`,
           notes: [
             'Check a change before applying it: eks-auth-sentinel assess --snapshot <file>.',
             'Move node and Fargate roles to access entries so one YAML slip cannot unmap them.',
