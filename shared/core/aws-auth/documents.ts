@@ -13,6 +13,7 @@ import type { AwsAuthKey, ParsedAwsAuth, RoleMapping } from './model.ts';
 import { KEY_NOUN } from './upstream.ts';
 
 const MARKER = /^(---|\.\.\.)(?=[ \t]|$)/;
+const ANY_MARKER = /^(?:---|\.\.\.)(?:[ \t\r]|$)/m;
 
 /** Text that is neither blank nor a comment. */
 function contentful(s: string): boolean {
@@ -34,6 +35,8 @@ export interface IgnoredDocuments {
  * the value holds one document (trailing markers, blank lines and comments ignore nothing).
  */
 export function contentAfterFirstDocument(text: string): IgnoredDocuments | undefined {
+  // Most values hold no marker line at all: one native scan instead of a walk over every line.
+  if (!ANY_MARKER.test(text)) return undefined;
   let state: 'before' | 'in' | 'after' = 'before';
   let docStart: number | undefined; // offset of the `---` of the current later document
   let docHasContent = false;
