@@ -151,7 +151,7 @@ describe('whatIfTerraformPlan (properties)', () => {
     const roles = fc.constantFrom(NODE, FARGATE, 'arn:aws:iam::111122223333:role/other');
     const change = fc.record({
       type: fc.constantFrom('aws_eks_node_group', 'aws_eks_fargate_profile', 'aws_eks_access_entry'),
-      actions: fc.constantFrom(['delete'], ['create'], ['delete', 'create'], ['create', 'delete']),
+      actions: fc.constantFrom<string[]>(['delete'], ['create'], ['delete', 'create'], ['create', 'delete']),
       name: names,
       role: roles,
     });
