@@ -6,11 +6,12 @@
  * what breaks between the two halves and is whole again afterwards is reported as such.
  */
 import { analyzeSnapshot } from '../analysis.ts';
-import { assessSnapshot, diffSnapshots, sortFindings, whatIf } from '../engine.ts';
+import type { Change } from '../change.ts';
+import { assessSnapshot, sortFindings, whatIfChanges } from '../engine.ts';
 import type { ClusterSnapshot, Finding, IamRole } from '../model.ts';
 import { severityRank } from '../model.ts';
 import { principalKey } from '../principal.ts';
-import { type SimulationEffect, SimulationError } from '../simulate.ts';
+import { type SimulationEffect, SimulationError, simulateChange } from '../simulate.ts';
 import type { StepAction } from '../terraform-plan/translate.ts';
 import { awsAuthLossEffects, type LineMapper } from './aws-auth-losses.ts';
 
@@ -150,60 +151,143 @@ function prefixed(effects: readonly SimulationEffect[], address: string | undefi
     : effects.map((e) => ({ ...e, summary: `${address}: ${e.summary}` }));
 }
 
+/** Which step a state or transition finding belongs to: the last step that touched its subject. */
+interface Attribution {
+  bySubject: Map<string, number>;
+  fallback: number | undefined;
+}
+
+function touch(at: Attribution, subjects: readonly string[], index: number): void {
+  for (const subject of subjects) at.bySubject.set(principalKey(subject), index);
+}
+
+function changeSubjects(change: Change): string[] {
+  switch (change.kind) {
+    case 'delete-nodegroup':
+      return change.nodeRole === undefined ? [change.nodegroupName] : [change.nodeRole, change.nodegroupName];
+    case 'create-nodegroup':
+      return [change.nodeRole, change.nodegroupName];
+    case 'create-fargate-profile':
+      return [change.podExecutionRoleArn, change.fargateProfileName];
+    case 'delete-fargate-profile':
+      return [
+        change.fargateProfileName,
+        ...(change.podExecutionRoleArn === undefined ? [] : [change.podExecutionRoleArn]),
+      ];
+    case 'create-access-entry':
+      return [change.entry.principalArn];
+    case 'set-auth-mode':
+      return [];
+    default:
+      return [change.principalArn];
+  }
+}
+
+/** Applies one step without evaluating anything; its effects go to `own`. */
+function applyStep(state: ClusterSnapshot, action: StepAction, own: SimulationEffect[]): ClusterSnapshot {
+  switch (action.kind) {
+    case 'change':
+      try {
+        const sim = simulateChange(state, action.change);
+        own.push(...sim.effects);
+        return sim.after;
+      } catch (error) {
+        if (!(error instanceof SimulationError)) throw error;
+        own.push({ summary: `not simulated: ${error.message}`, assumed: false });
+        return state;
+      }
+    case 'aws-auth':
+      return writeAwsAuth(state, action, own);
+    case 'role-replaced':
+      return replaceRole(state, action, own);
+  }
+}
+
 /**
- * Applies the steps in order to `snapshot` and returns what they cause, most severe first.
- * `lineOf` maps aws-auth value lines to file lines (for a proposed manifest).
+ * Applies the steps in order to `snapshot` and returns what they cause together, most severe
+ * first: every change's rules between the state before the first step and after the last, and
+ * the state findings new at the end (one evaluation for the whole sequence). A replace that
+ * deletes first is also evaluated between its two halves. `lineOf` maps aws-auth value lines to
+ * file lines (for a proposed manifest).
  */
 export function simulateSteps(
   snapshot: ClusterSnapshot,
   steps: readonly SimulatedStep[],
   lineOf?: LineMapper,
 ): StepsResult {
-  let state = snapshot;
-  const recorded: { finding: Finding; step: SimulatedStep }[] = [];
+  const states: ClusterSnapshot[] = [snapshot];
   const effects: SimulationEffect[] = [];
-  for (const step of steps) {
+  const at: Attribution = { bySubject: new Map(), fallback: undefined };
+  let modeStep: number | undefined;
+  steps.forEach((step, i) => {
     const own: SimulationEffect[] = [];
-    let next = state;
-    let found: Finding[] = [];
+    const before = states[i] ?? snapshot;
+    const next = applyStep(before, step.action, own);
     const { action } = step;
     if (action.kind === 'change') {
-      try {
-        const r = whatIf(state, action.change, { trigger: 'whatif' });
-        next = r.after;
-        found = r.findings;
-        own.push(...r.effects);
-      } catch (error) {
-        if (!(error instanceof SimulationError)) throw error;
-        own.push({ summary: `not simulated: ${error.message}`, assumed: false });
-      }
-    } else {
-      next = action.kind === 'aws-auth' ? writeAwsAuth(state, action, own) : replaceRole(state, action, own);
-      if (next !== state) {
-        found = diffSnapshots(state, next, { trigger: 'whatif' });
-        if (action.kind === 'aws-auth')
-          own.push(...awsAuthLossEffects(analyzeSnapshot(state), analyzeSnapshot(next), lineOf).effects);
+      touch(at, changeSubjects(action.change), i);
+      if (action.change.kind === 'set-auth-mode') modeStep = i;
+    } else if (action.kind === 'role-replaced') {
+      touch(at, [action.oldArn, ...(action.newArn === undefined ? [] : [action.newArn])], i);
+    } else if (next !== before) {
+      const { losses, effects: lossEffects } = awsAuthLossEffects(
+        analyzeSnapshot(before),
+        analyzeSnapshot(next),
+        lineOf,
+      );
+      own.push(...lossEffects);
+      touch(at, [...losses.map((l) => l.arn), ...Object.keys(action.data ?? {}), ...action.removedKeys], i);
+      at.fallback = i;
+    }
+    effects.push(...prefixed(own, step.address));
+    states.push(next);
+  });
+  at.fallback ??= modeStep ?? (steps.length > 0 ? steps.length - 1 : undefined);
+  const after = states[steps.length] ?? snapshot;
+  const changeSteps = steps.flatMap((s, i) =>
+    s.action.kind === 'change' ? [{ change: s.action.change, i }] : [],
+  );
+  const main = whatIfChanges(
+    snapshot,
+    after,
+    changeSteps.map((c) => c.change),
+    { trigger: 'whatif' },
+  );
+  const stepOf = (f: Finding): SimulatedStep | undefined => {
+    const fromChange = main.fromChange.get(f.fingerprint);
+    const index =
+      fromChange !== undefined
+        ? changeSteps[fromChange]?.i
+        : (at.bySubject.get(principalKey(f.subject)) ?? at.fallback);
+    return index === undefined ? undefined : steps[index];
+  };
+  const byFingerprint = new Map<string, Finding>();
+  for (const f of main.findings) {
+    const step = stepOf(f);
+    byFingerprint.set(f.fingerprint, step === undefined ? f : atAddress(f, step, false));
+  }
+  // What breaks between the delete and the create of a replace, and is whole again at the end.
+  const windows = steps.flatMap((s, i) =>
+    s.half === 'delete' && s.replaceOrder === 'delete-first' && s.action.kind === 'change'
+      ? [{ s, i, change: s.action.change }]
+      : [],
+  );
+  if (windows.length > 0) {
+    const broken = new Map<string, number>();
+    for (const f of assessSnapshot(after, { trigger: 'whatif' })) {
+      const key = principalKey(f.subject);
+      broken.set(key, Math.max(broken.get(key) ?? 0, severityRank(f.severity)));
+    }
+    for (const { s, i, change } of windows) {
+      const w = whatIfChanges(states[i] ?? snapshot, states[i + 1] ?? snapshot, [change], {
+        trigger: 'whatif',
+      });
+      for (const f of w.findings) {
+        if (byFingerprint.has(f.fingerprint)) continue;
+        if ((broken.get(principalKey(f.subject)) ?? 0) >= severityRank(f.severity)) continue;
+        byFingerprint.set(f.fingerprint, atAddress(f, s, true));
       }
     }
-    for (const finding of found) recorded.push({ finding, step });
-    effects.push(...prefixed(own, step.address));
-    state = next;
   }
-  // What is still broken at the end: a window finding on a subject not broken then is transient.
-  const broken = new Map<string, number>();
-  for (const f of assessSnapshot(state, { trigger: 'whatif' })) {
-    const key = principalKey(f.subject);
-    broken.set(key, Math.max(broken.get(key) ?? 0, severityRank(f.severity)));
-  }
-  const byFingerprint = new Map<string, Finding>();
-  for (const { finding, step } of recorded) {
-    const window = step.half === 'delete' && step.replaceOrder === 'delete-first';
-    const between =
-      window && (broken.get(principalKey(finding.subject)) ?? 0) < severityRank(finding.severity);
-    const f = atAddress(finding, step, between);
-    const seen = byFingerprint.get(f.fingerprint);
-    if (seen === undefined || (seen.evidence.planWindow !== undefined && !between))
-      byFingerprint.set(f.fingerprint, f);
-  }
-  return { findings: sortFindings([...byFingerprint.values()]), effects, after: state };
+  return { findings: sortFindings([...byFingerprint.values()]), effects, after };
 }
