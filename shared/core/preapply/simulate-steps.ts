@@ -8,7 +8,7 @@
 import { analyzeSnapshot } from '../analysis.ts';
 import type { Change } from '../change.ts';
 import { assessSnapshot, sortFindings, whatIfChanges } from '../engine.ts';
-import type { ClusterSnapshot, Finding, IamRole } from '../model.ts';
+import type { AccessEntry, ClusterSnapshot, Finding, IamRole } from '../model.ts';
 import { severityRank } from '../model.ts';
 import { principalKey } from '../principal.ts';
 import { type SimulationEffect, SimulationError, simulateChange } from '../simulate.ts';
@@ -183,6 +183,82 @@ function changeSubjects(change: Change): string[] {
   }
 }
 
+type EntryChange = Extract<
+  Change,
+  {
+    kind:
+      | 'create-access-entry'
+      | 'update-access-entry'
+      | 'delete-access-entry'
+      | 'associate-access-policy'
+      | 'disassociate-access-policy';
+  }
+>;
+
+function entryChangeOf(action: StepAction): EntryChange | undefined {
+  if (action.kind !== 'change') return undefined;
+  switch (action.change.kind) {
+    case 'create-access-entry':
+    case 'update-access-entry':
+    case 'delete-access-entry':
+    case 'associate-access-policy':
+    case 'disassociate-access-policy':
+      return action.change;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Consecutive access-entry changes on one working index instead of a copy of the whole cluster
+ * per change (a plan can hold thousands). Each change still goes through `simulateChange`, on a
+ * snapshot holding only the entry of its principal: EKS's entry operations look at that entry,
+ * the mode and nothing else, so the outcome and the effects are the same.
+ */
+class EntryBatch {
+  private readonly entries: Map<string, AccessEntry>;
+
+  constructor(
+    private readonly base: ClusterSnapshot & { accessEntries: { status: 'ok'; data: AccessEntry[] } },
+  ) {
+    this.entries = new Map(base.accessEntries.data.map((e) => [principalKey(e.principalArn), e]));
+  }
+
+  apply(change: EntryChange, own: SimulationEffect[]): void {
+    const arn = change.kind === 'create-access-entry' ? change.entry.principalArn : change.principalArn;
+    const key = principalKey(arn);
+    const found = this.entries.get(key);
+    const {
+      karpenterNodeClasses: _k,
+      podIdentityAssociations: _p,
+      addons: _a,
+      oidcProviders: _o,
+      serviceAccounts: _s,
+      nodeRolePermissions: _n,
+      ...identity
+    } = this.base;
+    const light: ClusterSnapshot = {
+      ...identity,
+      awsAuth: { status: 'absent' },
+      accessEntries: { status: 'ok', data: found === undefined ? [] : [found] },
+      nodegroups: { status: 'ok', data: [] },
+      fargateProfiles: { status: 'ok', data: [] },
+      compute: { status: 'ok', data: [] },
+      iamRoles: { status: 'ok', data: [] },
+    };
+    const sim = simulateChange(light, change);
+    own.push(...sim.effects);
+    if (sim.after.accessEntries.status !== 'ok') return;
+    const [now] = sim.after.accessEntries.data;
+    if (now === undefined) this.entries.delete(key);
+    else this.entries.set(key, now);
+  }
+
+  state(): ClusterSnapshot {
+    return { ...this.base, accessEntries: { status: 'ok', data: [...this.entries.values()] } };
+  }
+}
+
 /** Applies one step without evaluating anything; its effects go to `own`. */
 function applyStep(state: ClusterSnapshot, action: StepAction, own: SimulationEffect[]): ClusterSnapshot {
   switch (action.kind) {
@@ -215,18 +291,36 @@ export function simulateSteps(
   steps: readonly SimulatedStep[],
   lineOf?: LineMapper,
 ): StepsResult {
-  const states: ClusterSnapshot[] = [snapshot];
   const effects: SimulationEffect[] = [];
   const at: Attribution = { bySubject: new Map(), fallback: undefined };
   let modeStep: number | undefined;
+  // Only the states around a replace that deletes first are kept: a plan has thousands of steps.
+  const windowStates = new Map<number, { before: ClusterSnapshot; after: ClusterSnapshot }>();
+  let state = snapshot;
+  let batch: EntryBatch | undefined;
   steps.forEach((step, i) => {
     const own: SimulationEffect[] = [];
-    const before = states[i] ?? snapshot;
-    const next = applyStep(before, step.action, own);
     const { action } = step;
+    const window = step.half === 'delete' && step.replaceOrder === 'delete-first';
+    const entryChange = entryChangeOf(action);
+    if (entryChange !== undefined && !window && state.accessEntries.status === 'ok') {
+      batch ??= new EntryBatch({ ...state, accessEntries: state.accessEntries });
+      batch.apply(entryChange, own);
+      touch(at, changeSubjects(entryChange), i);
+      effects.push(...prefixed(own, step.address));
+      return;
+    }
+    if (batch !== undefined) {
+      state = batch.state();
+      batch = undefined;
+    }
+    const before = state;
+    const next = applyStep(before, action, own);
     if (action.kind === 'change') {
       touch(at, changeSubjects(action.change), i);
       if (action.change.kind === 'set-auth-mode') modeStep = i;
+      if (step.half === 'delete' && step.replaceOrder === 'delete-first')
+        windowStates.set(i, { before, after: next });
     } else if (action.kind === 'role-replaced') {
       touch(at, [action.oldArn, ...(action.newArn === undefined ? [] : [action.newArn])], i);
     } else if (next !== before) {
@@ -240,10 +334,10 @@ export function simulateSteps(
       at.fallback = i;
     }
     effects.push(...prefixed(own, step.address));
-    states.push(next);
+    state = next;
   });
   at.fallback ??= modeStep ?? (steps.length > 0 ? steps.length - 1 : undefined);
-  const after = states[steps.length] ?? snapshot;
+  const after = batch === undefined ? state : batch.state();
   const changeSteps = steps.flatMap((s, i) =>
     s.action.kind === 'change' ? [{ change: s.action.change, i }] : [],
   );
@@ -267,21 +361,18 @@ export function simulateSteps(
     byFingerprint.set(f.fingerprint, step === undefined ? f : atAddress(f, step, false));
   }
   // What breaks between the delete and the create of a replace, and is whole again at the end.
-  const windows = steps.flatMap((s, i) =>
-    s.half === 'delete' && s.replaceOrder === 'delete-first' && s.action.kind === 'change'
-      ? [{ s, i, change: s.action.change }]
-      : [],
-  );
+  const windows = steps.flatMap((s, i) => {
+    const around = windowStates.get(i);
+    return around !== undefined && s.action.kind === 'change' ? [{ s, around, change: s.action.change }] : [];
+  });
   if (windows.length > 0) {
     const broken = new Map<string, number>();
     for (const f of assessSnapshot(after, { trigger: 'whatif' })) {
       const key = principalKey(f.subject);
       broken.set(key, Math.max(broken.get(key) ?? 0, severityRank(f.severity)));
     }
-    for (const { s, i, change } of windows) {
-      const w = whatIfChanges(states[i] ?? snapshot, states[i + 1] ?? snapshot, [change], {
-        trigger: 'whatif',
-      });
+    for (const { s, around, change } of windows) {
+      const w = whatIfChanges(around.before, around.after, [change], { trigger: 'whatif' });
       for (const f of w.findings) {
         if (byFingerprint.has(f.fingerprint)) continue;
         if ((broken.get(principalKey(f.subject)) ?? 0) >= severityRank(f.severity)) continue;
