@@ -153,6 +153,9 @@ export function benchTerraformPlan(runs = 7): PlanBenchRow[] {
   return rows;
 }
 
+const NOTE =
+  "Where the time goes: the evaluation itself is one what-if (two analyses and two state-rule runs, ≈ 2.5× assess, whatever the plan's size); each node-group or Fargate step copies the whole cluster and re-parses and re-encodes the 10k-entry mapRoles in `simulateChange` (shared/core/simulate.ts); the aws-auth step analyses the states around it once more to list what it unmaps; 1,000 access-entry deletions each run access-entry/deletion-unauthorizes.";
+
 export function terraformPlanMarkdown(rows: PlanBenchRow[]): string {
   const lines = [
     'Cluster: 10,000 aws-auth entries, 5,000 access entries, 5,000 nodes (bench/engine.ts). Median of 7 runs after a warm-up.',

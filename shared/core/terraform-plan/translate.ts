@@ -372,7 +372,7 @@ function policyAssociation(ctx: Ctx): void {
   );
 }
 
-function eksCluster_(ctx: Ctx): void {
+function clusterResource(ctx: Ctx): void {
   const { rc } = ctx;
   const name = before(rc, 'name') ?? knownString(after(rc, 'name'));
   const cluster = clusterOf(name);
@@ -542,7 +542,7 @@ const TRANSLATORS: Record<string, (ctx: Ctx) => void> = {
   aws_eks_fargate_profile: fargateProfile,
   aws_eks_access_entry: accessEntry,
   aws_eks_access_policy_association: policyAssociation,
-  aws_eks_cluster: eksCluster_,
+  aws_eks_cluster: clusterResource,
   aws_iam_role: iamRole,
   kubernetes_config_map: (ctx) => configMap(ctx, 'whole'),
   kubernetes_config_map_v1: (ctx) => configMap(ctx, 'whole'),
