@@ -172,6 +172,8 @@ export function terraformPlanMarkdown(rows: PlanBenchRow[]): string {
     const ratio = typical.planMs / typical.assessMs;
     lines.push(
       '',
+      NOTE,
+      '',
       `Goal: whatif --terraform-plan ≤ 2× assess on the same snapshot — typical plan ${ratio.toFixed(1)}×: ${ratio <= 2 ? 'met' : 'NOT met'}.`,
     );
   }

@@ -48,6 +48,7 @@ describe('action.yml (the composite GitHub Action)', () => {
   it('runs the bin the build writes and builds it with the package script', () => {
     expect(check?.run).toContain(`"$GITHUB_ACTION_PATH/${pkg.bin['eks-auth-sentinel']}"`);
     const build = steps.find((s) => s.run?.includes('npm run build'));
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a JS template
     expect(build?.['working-directory']).toBe('${{ github.action_path }}');
     expect(pkg.scripts.build).toBeDefined();
   });
