@@ -249,3 +249,24 @@ describe('whatif --aws-auth', () => {
     );
   });
 });
+
+describe('whatif --terraform-plan arguments', () => {
+  it('reads the plan’s own clusters live when --region is given without --cluster', async () => {
+    const { parseCommandLine } = await import('../../shared/cli/args.ts');
+    expect(parseCommandLine(['whatif', '--terraform-plan', 'p.json', '--region', 'eu-west-1'])).toMatchObject(
+      {
+        kind: 'whatif-plan',
+        plan: 'p.json',
+        source: { kind: 'live', clusterNames: undefined, region: 'eu-west-1' },
+      },
+    );
+    expect(
+      parseCommandLine(['whatif', '--terraform-plan', 'p.json', '--cluster', 'prod,staging'], {
+        AWS_REGION: 'us-east-1',
+      }),
+    ).toMatchObject({ source: { kind: 'live', clusterNames: ['prod', 'staging'], region: 'us-east-1' } });
+    expect(() =>
+      parseCommandLine(['whatif', '--terraform-plan', 'p.json', '--aws-auth', 'a.yaml', '--snapshot', 's']),
+    ).toThrow('whatif takes exactly one change, got --terraform-plan and --aws-auth');
+  });
+});

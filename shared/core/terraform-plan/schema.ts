@@ -92,22 +92,12 @@ function otherFormat(value: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-function preview(value: unknown): string {
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = typeof value;
-  }
-  return toOneLine(text, 60);
-}
-
 /** Validate a parsed JSON value as the JSON of a plan. Never throws. */
 export function validatePlan(value: unknown): PlanValidation {
   if (!isObject(value)) {
     return {
       ok: false,
-      error: `expected the JSON object of terraform show -json PLANFILE, got ${Array.isArray(value) ? 'an array' : preview(value)}`,
+      error: `expected the JSON object of terraform show -json PLANFILE, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`,
       path: '$',
     };
   }

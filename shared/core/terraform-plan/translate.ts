@@ -77,6 +77,7 @@ export interface TranslatedPlan {
 }
 
 const PHASE = { mode: 0, role: 1, create: 2, awsAuth: 3, delete: 4 } as const;
+const EKS_PHASES = { create: PHASE.create, delete: PHASE.delete };
 
 const CONFIG_MAP_DATA_TYPE = 'kubernetes_config_map_v1_data';
 
@@ -176,20 +177,30 @@ function createCluster(ctx: Ctx): StepCluster | undefined {
   return cluster;
 }
 
+/** The delete half of an EKS sub-resource: its cluster, name and role, all from `before`. */
+function deleteHalf(
+  ctx: Ctx,
+  nameField: string,
+  roleField: string,
+  change: (name: string, role: string | undefined) => Change,
+): () => PlanStep | undefined {
+  return () => {
+    const cluster = eksCluster(ctx, 'before');
+    const name = before(ctx.rc, nameField);
+    if (cluster === undefined || name === undefined) return undefined;
+    return step(ctx, cluster, { kind: 'change', change: change(name, before(ctx.rc, roleField)) });
+  };
+}
+
 function nodeGroup(ctx: Ctx): void {
   addHalves(
     ctx,
-    { create: PHASE.create, delete: PHASE.delete },
-    () => {
-      const cluster = eksCluster(ctx, 'before');
-      const name = before(ctx.rc, 'node_group_name');
-      if (cluster === undefined || name === undefined) return undefined;
-      const nodeRole = before(ctx.rc, 'node_role_arn');
-      return step(ctx, cluster, {
-        kind: 'change',
-        change: { kind: 'delete-nodegroup', nodegroupName: name, ...(nodeRole ? { nodeRole } : {}) },
-      });
-    },
+    EKS_PHASES,
+    deleteHalf(ctx, 'node_group_name', 'node_role_arn', (nodegroupName, nodeRole) => ({
+      kind: 'delete-nodegroup',
+      nodegroupName,
+      ...(nodeRole ? { nodeRole } : {}),
+    })),
     () => {
       const cluster = createCluster(ctx);
       if (cluster === undefined) return undefined;
@@ -213,21 +224,12 @@ function nodeGroup(ctx: Ctx): void {
 function fargateProfile(ctx: Ctx): void {
   addHalves(
     ctx,
-    { create: PHASE.create, delete: PHASE.delete },
-    () => {
-      const cluster = eksCluster(ctx, 'before');
-      const name = before(ctx.rc, 'fargate_profile_name');
-      if (cluster === undefined || name === undefined) return undefined;
-      const role = before(ctx.rc, 'pod_execution_role_arn');
-      return step(ctx, cluster, {
-        kind: 'change',
-        change: {
-          kind: 'delete-fargate-profile',
-          fargateProfileName: name,
-          ...(role ? { podExecutionRoleArn: role } : {}),
-        },
-      });
-    },
+    EKS_PHASES,
+    deleteHalf(ctx, 'fargate_profile_name', 'pod_execution_role_arn', (fargateProfileName, role) => ({
+      kind: 'delete-fargate-profile',
+      fargateProfileName,
+      ...(role ? { podExecutionRoleArn: role } : {}),
+    })),
     () => {
       const cluster = createCluster(ctx);
       if (cluster === undefined) return undefined;
@@ -286,7 +288,7 @@ function accessEntry(ctx: Ctx): void {
   }
   addHalves(
     ctx,
-    { create: PHASE.create, delete: PHASE.delete },
+    EKS_PHASES,
     () => {
       const cluster = eksCluster(ctx, 'before');
       const principalArn = before(rc, 'principal_arn');
@@ -331,7 +333,7 @@ function policyAssociation(ctx: Ctx): void {
   const { rc } = ctx;
   addHalves(
     ctx,
-    { create: PHASE.create, delete: PHASE.delete },
+    EKS_PHASES,
     () => {
       const cluster = eksCluster(ctx, 'before');
       const principalArn = before(rc, 'principal_arn');
