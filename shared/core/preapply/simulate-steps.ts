@@ -1,9 +1,11 @@
 /**
- * Simulates a sequence of changes to one cluster, one after the other, each on the state the
- * previous one left: a `Change` through the engine's `whatIf` (EKS's side effects and the change
- * rules), an aws-auth write and an IAM role replacement through `diffSnapshots`. Every finding
- * names the step (its plan address) that causes it. For a replace that deletes before it creates,
- * what breaks between the two halves and is whole again afterwards is reported as such.
+ * Simulates a sequence of changes to one cluster: each step is applied to the state the previous
+ * one left (a `Change` through `simulateChange`, with EKS's side effects; an aws-auth write; an
+ * IAM role replacement), then the whole sequence is evaluated once (`whatIfChanges`: every
+ * change's rules, the transition and the state rules between the first and the last state).
+ * Every finding names the step (its plan address) that causes it: the change whose rule made it,
+ * else the last step that touched its subject. For a replace that deletes before it creates, what
+ * breaks between the two halves and is whole again afterwards is reported as such.
  */
 import { analyzeSnapshot } from '../analysis.ts';
 import type { Change } from '../change.ts';
