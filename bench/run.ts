@@ -14,6 +14,7 @@ import { benchEngine, benchParseCompare, engineMarkdown } from './engine.ts';
 import { benchEventToAlert, eventToAlertMarkdown } from './event-to-alert.ts';
 import { benchParserBombs, parserBombsMarkdown } from './parser-bombs.ts';
 import { benchParserDifferential, parserDifferentialMarkdown } from './parser-differential.ts';
+import { benchTerraformPlan, terraformPlanMarkdown } from './terraform-plan.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 /** The function bundles, built once for the sections that need them. */
@@ -65,6 +66,11 @@ const SECTIONS: Section[] = [
     id: 'parser-bombs',
     title: 'Parser bombs: 1 MiB of aliases and of deep nesting vs 1 MiB of realistic entries',
     run: () => parserBombsMarkdown(benchParserBombs()),
+  },
+  {
+    id: 'terraform-plan',
+    title: 'whatif --terraform-plan: 2,000 resource changes against a 10k-entry aws-auth, vs assess',
+    run: () => terraformPlanMarkdown(benchTerraformPlan()),
   },
 ];
 

@@ -42,6 +42,11 @@ export type WhatIfRequest =
   | { option: 'auth-mode'; value: AuthenticationMode }
   | { option: 'event'; value: string };
 
+/** Where `whatif --terraform-plan` reads the clusters: one snapshot, or live (the plan's clusters by default). */
+export type PlanSnapshotSource =
+  | { kind: 'file'; path: string }
+  | { kind: 'live'; clusterNames: string[] | undefined; region: string };
+
 /** Where a command's snapshot comes from: a file, or a live capture of one cluster. */
 export type SnapshotSource =
   | { kind: 'file'; path: string }
@@ -56,6 +61,8 @@ export type ParsedArgs =
   | ({ kind: 'assess'; source: SnapshotSource } & CommonArgs)
   | ({ kind: 'diff'; before: string; after: string } & CommonArgs)
   | ({ kind: 'whatif'; source: SnapshotSource; request: WhatIfRequest } & CommonArgs)
+  | ({ kind: 'whatif-plan'; plan: string; source: PlanSnapshotSource } & CommonArgs)
+  | ({ kind: 'whatif-aws-auth'; file: string; source: SnapshotSource } & CommonArgs)
   | ({
       kind: 'snapshot';
       /** undefined: every cluster of the Regions (--all). */
@@ -221,6 +228,31 @@ function snapshotSource(
   return { kind: 'live', clusterName: required(values, 'cluster', command), region };
 }
 
+/**
+ * `whatif --terraform-plan`: `--snapshot FILE`, or live in one Region: `--cluster A[,B]`, or
+ * without --cluster every cluster the plan names.
+ */
+function planSource(
+  values: Record<string, unknown>,
+  env: Record<string, string | undefined>,
+  command: CommandName,
+): PlanSnapshotSource {
+  if (values.snapshot !== undefined) {
+    const source = snapshotSource(values, env, command);
+    if (source.kind === 'file') return source;
+  }
+  const region = oneRegion(parseRegions(values.region as string | undefined, env, command), command);
+  const cluster = values.cluster as string | undefined;
+  if (cluster === undefined) return { kind: 'live', clusterNames: undefined, region };
+  const clusterNames = [...new Set(cluster.split(',').map((c) => c.trim()))];
+  if (clusterNames.some((c) => c === '')) {
+    throw new CliError(`--cluster must be cluster names separated by commas, not '${cluster}'`, {
+      where: commandHint(command),
+    });
+  }
+  return { kind: 'live', clusterNames, region };
+}
+
 function parseConcurrency(value: string | undefined): number {
   if (value === undefined) return DEFAULT_CLUSTER_CONCURRENCY;
   const n = Number(value);
@@ -318,18 +350,22 @@ export function parseCommandLine(
         ...common,
       };
     case 'whatif': {
-      const source = snapshotSource(values, env, command);
       const given = WHATIF_CHANGES.filter((o) => values[o] !== undefined);
       const [option] = given;
       if (option === undefined || given.length > 1) {
         throw new CliError(
           given.length > 1
             ? `whatif takes exactly one change, got ${given.map((o) => `--${o}`).join(' and ')}`
-            : 'whatif needs a change: one of --delete-nodegroup, --delete-fargate-profile, --delete-access-entry, --auth-mode, --event',
+            : `whatif needs a change: one of ${WHATIF_CHANGES.map((o) => `--${o}`).join(', ')}`,
           { where: commandHint(command) },
         );
       }
       const value = required(values, option, command);
+      if (option === 'terraform-plan') {
+        return { kind: 'whatif-plan', plan: value, source: planSource(values, env, command), ...common };
+      }
+      const source = snapshotSource(values, env, command);
+      if (option === 'aws-auth') return { kind: 'whatif-aws-auth', file: value, source, ...common };
       const request: WhatIfRequest =
         option === 'auth-mode'
           ? { option, value: oneOf(value, AUTHENTICATION_MODES, 'auth-mode') }

@@ -87,6 +87,12 @@ export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<numbe
       );
       return exitFor(findings, args.failOn ?? 'critical');
     }
+    case 'whatif-plan':
+    case 'whatif-aws-auth': {
+      // Loaded here: the plan schema and the pre-apply simulation serve only these two.
+      const { runWhatIfAwsAuth, runWhatIfPlan } = await import('./whatif-plan.ts');
+      return args.kind === 'whatif-plan' ? runWhatIfPlan(args, io) : runWhatIfAwsAuth(args, io);
+    }
     case 'snapshot':
       return runSnapshot(args, io);
     case 'report':

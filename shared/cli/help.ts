@@ -48,7 +48,8 @@ Usage:
   eks-auth-sentinel diff     --before FILE --after FILE
   eks-auth-sentinel whatif   (--snapshot FILE | --cluster NAME --region R) (--delete-nodegroup NAME |
                              --delete-fargate-profile NAME | --delete-access-entry ARN | --auth-mode MODE |
-                             --event CLOUDTRAIL.json)
+                             --event CLOUDTRAIL.json | --aws-auth FILE)
+  eks-auth-sentinel whatif   --terraform-plan PLAN.json (--snapshot FILE | [--cluster A[,B]] --region R)
   eks-auth-sentinel snapshot (--cluster NAME --region R [--out FILE] | --all --region R[,R2]) [--store DIR]
   eks-auth-sentinel report   ([--cluster NAME] --region R[,R2] | --snapshot FILE) [--format html --out FILE]
   eks-auth-sentinel migrate  (--snapshot FILE | --cluster NAME --region R) [--format text|json|terraform|aws-cli]
@@ -90,7 +91,13 @@ Simulates one change with EKS's documented side effects and prints who would los
 CHANGE is exactly one of:
 ${optionLines(WHATIF_CHANGES)}
 With --cluster, captures the cluster live first (nothing is written).
-Exits 1 when the change causes a finding at or above --fail-on (default: critical).
+--terraform-plan simulates every auth-relevant change of the plan together, in the order EKS and
+Kubernetes apply them, each finding naming its resource address; values known only after apply
+are reported as unknown. Live, it reads the clusters the plan names (cluster_name) unless --cluster
+says which. A plan that changes nothing auth-relevant prints so and exits 0.
+Exits 1 when the change causes a finding at or above --fail-on (default: critical); 2 on input that
+is not a plan or an aws-auth ConfigMap (with the JSON path or line), or on a plan that changes a
+cluster it was not given.
 `,
   snapshot: `eks-auth-sentinel snapshot --cluster NAME --region R [--out FILE | --store DIR]
 eks-auth-sentinel snapshot --all --region R[,R2] [--store DIR] [--concurrency N]

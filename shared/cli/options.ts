@@ -80,6 +80,20 @@ export const OPTIONS = {
     value: 'CLOUDTRAIL.json',
     description: 'replay an EKS CloudTrail record (or its EventBridge event)',
   },
+  'terraform-plan': {
+    type: 'string',
+    value: 'PLAN.json',
+    description: [
+      'check a Terraform/OpenTofu plan (terraform show -json PLANFILE): every auth-relevant change',
+      'simulated together, per cluster (cluster_name); with --region and no --cluster, the',
+      "plan's clusters are read live",
+    ],
+  },
+  'aws-auth': {
+    type: 'string',
+    value: 'FILE',
+    description: 'check a proposed aws-auth: a ConfigMap manifest (YAML or JSON) or a mapRoles document',
+  },
   scenarios: {
     type: 'string',
     value: 'DIR',
@@ -132,6 +146,8 @@ export const WHATIF_CHANGES = [
   'delete-access-entry',
   'auth-mode',
   'event',
+  'terraform-plan',
+  'aws-auth',
 ] as const;
 export type WhatIfChangeOption = (typeof WHATIF_CHANGES)[number];
 

@@ -196,3 +196,44 @@ export function whatIf(
     findings: sortFindings(dedupeFindings([...changeFindings, ...fresh])),
   };
 }
+
+/**
+ * Several changes simulated together (a Terraform plan): `after` is `before` with all of them
+ * applied, in order. The change rules run once per change between the two states, the transition
+ * and state rules once, so a plan costs about one what-if whatever its size. `fromChange` maps a
+ * finding's fingerprint to the index of the change whose rule produced it.
+ */
+export function whatIfChanges(
+  before: ClusterSnapshot,
+  after: ClusterSnapshot,
+  changes: readonly Change[],
+  options: EvaluateOptions = {},
+): { findings: Finding[]; fromChange: Map<string, number> } {
+  const trigger = options.trigger ?? 'whatif';
+  const b = analyzeSnapshot(before);
+  const a = analyzeSnapshot(after);
+  const fromChange = new Map<string, number>();
+  const changeFindings = changes.flatMap((change, i) =>
+    run('change', ctxOf(a, options, { previous: b, change }), trigger).map((f) => {
+      if (!fromChange.has(f.fingerprint)) fromChange.set(f.fingerprint, i);
+      return f;
+    }),
+  );
+  // A state finding a change finding already explains, at least as severe, is left out.
+  const covered = new Map<string, number>();
+  for (const f of changeFindings) {
+    const key = principalKey(f.subject);
+    covered.set(key, Math.max(covered.get(key) ?? 0, severityRank(f.severity)));
+  }
+  const explained = (f: Finding) =>
+    EXPLAINED_BY_CHANGE.has(f.ruleId) &&
+    (covered.get(principalKey(f.subject)) ?? 0) >= severityRank(f.severity);
+  const transition = run('transition', ctxOf(a, options, { previous: b }), trigger).filter(
+    (f) => !explained(f),
+  );
+  const fresh = newIn(
+    run('state', ctxOf(a, options), trigger),
+    run('state', ctxOf(b, options), trigger),
+  ).filter((f) => !explained(f));
+  return { findings: sortFindings(dedupeFindings([...changeFindings, ...transition, ...fresh])), fromChange };
+}

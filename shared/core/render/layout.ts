@@ -35,6 +35,16 @@ export interface RenderOptions {
 }
 
 export const DEFAULT_MAX_CHARS = 200_000;
+
+/**
+ * The Terraform resource address of the plan change a finding comes from (`whatif
+ * --terraform-plan` puts it in `evidence.planAddress`); attacker-influenced text, sanitised by
+ * the renderers like every other field.
+ */
+export function planAddressOf(f: Finding): string | undefined {
+  const address = f.evidence.planAddress;
+  return typeof address === 'string' && address !== '' ? address : undefined;
+}
 export const DEFAULT_TITLE = 'EKS authentication findings';
 
 export type SeverityCounts = Record<Severity, number>;

@@ -16,6 +16,7 @@ import {
   nodesLabel,
   omittedLine,
   oneLine,
+  planAddressOf,
   type RenderOptions,
   resultLine,
   sanitize,
@@ -73,6 +74,9 @@ function renderFindingBlock(f: Finding): string {
       `- **Cluster:** ${clusterMd(f.cluster)}`,
       `- **Subject:** ${inlineCode(f.subject)}`,
       `- **Trigger:** ${inlineCode(f.trigger)}`,
+      ...(planAddressOf(f) === undefined
+        ? []
+        : [`- **Plan address:** ${inlineCode(planAddressOf(f) ?? '')}`]),
       ...(f.actor === undefined ? [] : [`- **Changed by:** ${escapeMarkdown(actorLine(f.actor) ?? '')}`]),
     ].join('\n'),
   );
@@ -105,7 +109,8 @@ function renderFindingBlock(f: Finding): string {
 }
 
 function renderCompactLine(f: Finding): string {
-  return `- **${f.severity.toUpperCase()}** ${inlineCode(f.ruleId)} ${inlineCode(f.subject)} — ${escapeMarkdown(oneLine(f.title))}\n`;
+  const address = planAddressOf(f);
+  return `- **${f.severity.toUpperCase()}** ${inlineCode(f.ruleId)} ${inlineCode(f.subject)}${address === undefined ? '' : ` at ${inlineCode(address)}`} — ${escapeMarkdown(oneLine(f.title))}\n`;
 }
 
 function effectList(effects: NonNullable<RenderOptions['effects']>): string {

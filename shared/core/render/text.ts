@@ -18,6 +18,7 @@ import {
   nodesLabel,
   omittedLine,
   oneLine,
+  planAddressOf,
   type RenderOptions,
   resultLine,
   sanitize,
@@ -73,6 +74,8 @@ function renderFindingBlock(f: Finding, color: boolean): string {
   lines.push(field('cluster', clusterLabel(f.cluster)));
   lines.push(field('subject', oneLine(f.subject)));
   lines.push(field('trigger', oneLine(f.trigger)));
+  const address = planAddressOf(f);
+  if (address !== undefined) lines.push(field('plan address', oneLine(address)));
   const by = actorLine(f.actor);
   if (by !== undefined) lines.push(field('changed by', by));
   if (f.detail.trim().length > 0) {

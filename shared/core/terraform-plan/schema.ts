@@ -1,0 +1,168 @@
+/**
+ * The JSON of a Terraform (or OpenTofu) plan, as `terraform show -json PLANFILE` prints it
+ * (Terraform's "JSON Output Format", plan representation): `format_version` (major 1; a newer
+ * minor adds fields, which are ignored), and `resource_changes[]`, each with `address`, `type`,
+ * `name`, `mode`, optional `module_address`, `index`, `deposed`, `action_reason`, and
+ * `change{actions, before, after, after_unknown}`. Only what the simulation reads is validated;
+ * every other key is kept out of the typed result (forward compatible, as the format asks).
+ *
+ * Pure: `validatePlan` never throws and never echoes the input beyond a short preview.
+ */
+import { formatJsonPath, toOneLine } from '../snapshot-schema.ts';
+import * as z from '../zod-mini.ts';
+
+/** `no-op`, `create`, `read`, `update`, `delete`, `forget` (Terraform 1.7+, a `removed` block). */
+export const PLAN_ACTIONS = ['no-op', 'create', 'read', 'update', 'delete', 'forget'] as const;
+export type PlanAction = (typeof PLAN_ACTIONS)[number];
+
+const resourceChangeSchema = z.object({
+  address: z.string().check(z.minLength(1)),
+  module_address: z.optional(z.string()),
+  mode: z.string(),
+  type: z.string(),
+  name: z.string(),
+  index: z.optional(z.unknown()),
+  deposed: z.optional(z.string()),
+  action_reason: z.optional(z.string()),
+  change: z.object({
+    actions: z.array(z.enum(PLAN_ACTIONS)).check(z.minLength(1)),
+    before: z.optional(z.unknown()),
+    after: z.optional(z.unknown()),
+    after_unknown: z.optional(z.unknown()),
+  }),
+});
+
+const planSchema = z.object({
+  format_version: z.string(),
+  terraform_version: z.optional(z.string()),
+  errored: z.optional(z.boolean()),
+  complete: z.optional(z.boolean()),
+  resource_changes: z.array(resourceChangeSchema),
+});
+
+/** One entry of `resource_changes`, typed; `position` is its index in the file. */
+export interface ResourceChange {
+  position: number;
+  address: string;
+  moduleAddress?: string;
+  mode: string;
+  type: string;
+  name: string;
+  deposed?: string;
+  actionReason?: string;
+  actions: PlanAction[];
+  before: unknown;
+  after: unknown;
+  /** `after_unknown` as printed: `true` for a value known only after apply, nested like `after`. */
+  afterUnknown: unknown;
+}
+
+export interface TerraformPlan {
+  formatVersion: string;
+  terraformVersion?: string;
+  /** `complete: false` (deferred changes, Terraform 1.8+): more changes follow in a later plan. */
+  complete: boolean;
+  resourceChanges: ResourceChange[];
+}
+
+export type PlanValidation =
+  | { ok: true; plan: TerraformPlan }
+  | {
+      ok: false;
+      /** What is wrong, one line. */
+      error: string;
+      /** Where: a JSON path (`$.resource_changes[3].change.actions[0]`). */
+      path: string;
+    };
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** What the document is, when it is plainly not a plan: said instead of a schema error. */
+function otherFormat(value: Record<string, unknown>): string | undefined {
+  if ('schemaVersion' in value && 'clusterName' in value)
+    return 'this is a ClusterSnapshot, not a Terraform plan (pass it as --snapshot FILE)';
+  if ('eventName' in value || 'detail-type' in value)
+    return 'this is a CloudTrail record or EventBridge event, not a Terraform plan (pass it as --event FILE)';
+  if ('apiVersion' in value && 'kind' in value)
+    return 'this is a Kubernetes object, not a Terraform plan (an aws-auth ConfigMap goes to --aws-auth FILE)';
+  if ('version' in value && 'serial' in value && 'resources' in value)
+    return 'this is a raw Terraform state file, not the JSON of a plan (run terraform show -json PLANFILE)';
+  return undefined;
+}
+
+/** Validate a parsed JSON value as the JSON of a plan. Never throws. */
+export function validatePlan(value: unknown): PlanValidation {
+  if (!isObject(value)) {
+    return {
+      ok: false,
+      error: `expected the JSON object of terraform show -json PLANFILE, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`,
+      path: '$',
+    };
+  }
+  const other = otherFormat(value);
+  if (other !== undefined) return { ok: false, error: other, path: '$' };
+  const version = value.format_version;
+  if (typeof version !== 'string') {
+    return {
+      ok: false,
+      error: 'no format_version: not the JSON of terraform show -json PLANFILE',
+      path: '$.format_version',
+    };
+  }
+  const major = /^(\d+)\.\d+/.exec(version)?.[1];
+  if (major !== '1') {
+    return {
+      ok: false,
+      error: `format_version ${toOneLine(version, 20)} is not supported (this build reads major version 1)`,
+      path: '$.format_version',
+    };
+  }
+  if (value.errored === true) {
+    return { ok: false, error: 'the plan errored: Terraform could not finish planning', path: '$.errored' };
+  }
+  if (!('resource_changes' in value)) {
+    const state = 'values' in value && !('planned_values' in value);
+    return {
+      ok: false,
+      error: state
+        ? 'this is the JSON of a Terraform state (terraform show -json without a plan file), not of a plan: no resource_changes'
+        : 'the plan has no resource_changes: Terraform lists every managed resource there, no-op included; was the file cut or filtered?',
+      path: '$.resource_changes',
+    };
+  }
+  const result = planSchema.safeParse(value, { reportInput: true });
+  if (!result.success) {
+    const [issue] = result.error.issues;
+    const missing = issue?.code === 'invalid_type' && issue.input === undefined;
+    return {
+      ok: false,
+      error: `not a valid Terraform plan: ${missing ? `required ${issue.expected} is missing` : (issue?.message ?? 'rejected')}`,
+      path: formatJsonPath(issue?.path ?? []),
+    };
+  }
+  const plan = result.data;
+  return {
+    ok: true,
+    plan: {
+      formatVersion: plan.format_version,
+      ...(plan.terraform_version === undefined ? {} : { terraformVersion: plan.terraform_version }),
+      complete: plan.complete !== false,
+      resourceChanges: plan.resource_changes.map((rc, position) => ({
+        position,
+        address: rc.address,
+        ...(rc.module_address === undefined ? {} : { moduleAddress: rc.module_address }),
+        mode: rc.mode,
+        type: rc.type,
+        name: rc.name,
+        ...(rc.deposed === undefined ? {} : { deposed: rc.deposed }),
+        ...(rc.action_reason === undefined ? {} : { actionReason: rc.action_reason }),
+        actions: rc.change.actions,
+        before: rc.change.before ?? null,
+        after: rc.change.after ?? null,
+        afterUnknown: rc.change.after_unknown ?? {},
+      })),
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { COMMAND_OPTIONS, GLOBAL, OPTIONS } from '../../shared/cli/options.ts';
+import { REPO_ROOT } from '../support/fake-io.ts';
+
+interface Step {
+  name?: string;
+  id?: string;
+  uses?: string;
+  run?: string;
+  shell?: string;
+  env?: Record<string, string>;
+  'working-directory'?: string;
+}
+
+const action = parse(readFileSync(join(REPO_ROOT, 'action.yml'), 'utf8')) as {
+  inputs: Record<string, { required?: boolean; default?: string }>;
+  outputs: Record<string, { value: string }>;
+  runs: { using: string; steps: Step[] };
+};
+const steps = action.runs.steps;
+const check = steps.find((s) => s.id === 'check');
+const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+  bin: Record<string, string>;
+  scripts: Record<string, string>;
+};
+
+describe('action.yml (the composite GitHub Action)', () => {
+  it('is a composite action whose run steps all name their shell', () => {
+    expect(action.runs.using).toBe('composite');
+    for (const s of steps.filter((x) => x.run !== undefined)) expect(s.shell).toBe('bash');
+  });
+
+  it('passes only real whatif flags to the CLI', () => {
+    const flags = [...(check?.run ?? '').matchAll(/(?<![\w-])--([a-z][a-z-]*)/g)].map((m) => m[1] ?? '');
+    expect(flags).toContain('terraform-plan');
+    const allowed = new Set<string>([...GLOBAL, ...COMMAND_OPTIONS.whatif]);
+    for (const flag of flags) {
+      expect(Object.keys(OPTIONS), `--${flag} is an option`).toContain(flag);
+      expect(allowed.has(flag), `--${flag} applies to whatif`).toBe(true);
+    }
+  });
+
+  it('runs the bin the build writes and builds it with the package script', () => {
+    expect(check?.run).toContain(`"$GITHUB_ACTION_PATH/${pkg.bin['eks-auth-sentinel']}"`);
+    const build = steps.find((s) => s.run?.includes('npm run build'));
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a JS template
+    expect(build?.['working-directory']).toBe('${{ github.action_path }}');
+    expect(pkg.scripts.build).toBeDefined();
+  });
+
+  it('hands inputs over as environment variables, never inside the script', () => {
+    for (const s of steps) expect(s.run ?? '').not.toMatch(/\$\{\{/);
+    const used = Object.values(check?.env ?? {}).map((v) => /^\$\{\{ inputs\.([\w-]+) \}\}$/.exec(v)?.[1]);
+    expect(used.sort()).toEqual(Object.keys(action.inputs).sort());
+  });
+
+  const dir = mkdtempSync(join(tmpdir(), 'action-yml-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Runs the check step's script as the runner would, with the CLI from this checkout as the bin. */
+  function runCheck(env: Record<string, string>) {
+    const actionPath = join(dir, 'action');
+    mkdirSync(join(actionPath, 'dist'), { recursive: true });
+    const main = join(REPO_ROOT, 'shared/cli/main.ts');
+    writeFileSync(
+      join(actionPath, 'dist', 'cli.js'),
+      `import { spawnSync } from 'node:child_process';
+const r = spawnSync(process.execPath, ['--import', 'tsx', ${JSON.stringify(main)}, ...process.argv.slice(2)], { stdio: 'inherit' });
+process.exit(r.status ?? 3);
+`,
+    );
+    const summary = join(dir, `summary-${Object.keys(env).length}-${env.PLAN?.length}`);
+    const output = join(dir, 'output');
+    writeFileSync(summary, '');
+    writeFileSync(output, '');
+    const r = spawnSync('bash', ['-e', '-c', check?.run ?? 'exit 99'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        GITHUB_ACTION_PATH: actionPath,
+        GITHUB_STEP_SUMMARY: summary,
+        GITHUB_OUTPUT: output,
+        RUNNER_TEMP: dir,
+        REGION: '',
+        CLUSTER: '',
+        FAIL_ON: 'critical',
+        ...env,
+      },
+    });
+    return { code: r.status, summary: readFileSync(summary, 'utf8'), output: readFileSync(output, 'utf8') };
+  }
+
+  it('writes the Markdown report to the job summary and fails the step on a critical finding', () => {
+    const r = runCheck({
+      PLAN: 'test/fixtures/terraform-plan/a-delete-nodegroup-general.json',
+      SNAPSHOT: 'scenarios/a-karpenter-shares-last-nodegroup-role.json',
+    });
+    expect(r.code).toBe(1);
+    expect(r.summary).toContain('# eks-auth-sentinel: Terraform plan check');
+    expect(r.summary).toContain('### CRITICAL · `nodegroup/deletion-orphans-role`');
+    expect(r.output).toContain('exit-code=1');
+  });
+
+  it('passes a plan that changes nothing auth-relevant', () => {
+    const r = runCheck({
+      PLAN: 'test/fixtures/terraform-plan/no-auth-relevant-change.json',
+      SNAPSHOT: 'scenarios/healthy-api-mode.json',
+    });
+    expect(r.code).toBe(0);
+    expect(r.summary).toContain('nothing auth-relevant in this plan');
+  });
+});
