@@ -1,7 +1,7 @@
 /**
  * aws-auth principals that have no working access entry — what `API` mode ignores — and the
- * access entries that carry them over (eksctl's `utils migrate-to-access-entry` mapping rules,
- * domain facts §8): node roles → `EC2_LINUX`/`EC2_WINDOWS`/`FARGATE_LINUX`, everything else
+ * access entries that carry them over (the mapping rules of eksctl's
+ * `utils migrate-to-access-entry`): node roles → `EC2_LINUX`/`EC2_WINDOWS`/`FARGATE_LINUX`, everything else
  * `STANDARD` with the same username and the non-`system:` groups, `system:masters` →
  * `AmazonEKSClusterAdminPolicy`. Pure.
  */
@@ -65,7 +65,7 @@ const RESERVED_USERNAME = /^(?:system:|eks:|aws:|amazon:|iam:)/i;
 
 /**
  * Why the aws-auth username cannot be given to a STANDARD access entry as it is, or undefined
- * when it can (domain facts §4: no reserved prefix; `{{SessionName}}` needs a `:` before it; the
+ * when it can (EKS: no reserved prefix; `{{SessionName}}` needs a `:` before it; the
  * authenticator's other templates have no access-entry form).
  */
 export function customUsernameProblem(username: string): string | undefined {

@@ -237,7 +237,7 @@ function accessEntryTerraform(a: Analysis, principalArn: string, type: AccessEnt
 const MODE_SWITCH_NOTE =
   'This cluster runs in CONFIG_MAP mode: access entries need the authentication mode switched to API_AND_CONFIG_MAP first. The switch is one-way and keeps aws-auth working.';
 
-/** `eksctl create iamidentitymapping …`: appends one mapping to aws-auth (domain facts §8). */
+/** `eksctl create iamidentitymapping …`: appends one mapping to aws-auth. */
 function eksctlMappingCommand(a: Analysis, entry: AwsAuthEntry): ShellCommand | undefined {
   if (!('role' in entry)) return undefined;
   const { rolearn, username, groups } = entry.role;
