@@ -7,6 +7,7 @@
  */
 import type { Analysis } from './analysis.ts';
 import type { RoleConsumer } from './consumers.ts';
+import { usernameProblem } from './migrate.ts';
 import { principalKey } from './principal.ts';
 import type { HclAttribute, HclItem } from './quote/hcl.ts';
 import type { ShellCommand, ShellWord } from './quote/shell.ts';
@@ -61,32 +62,12 @@ export function nodeEntryTypeOf(a: Analysis, p: AwsAuthOnlyPrincipal): string | 
   return 'EC2_LINUX';
 }
 
-const RESERVED_USERNAME = /^(?:system:|eks:|aws:|amazon:|iam:)/i;
-
-/**
- * Why the aws-auth username cannot be given to a STANDARD access entry as it is, or undefined
- * when it can (EKS: no reserved prefix; `{{SessionName}}` needs a `:` before it; the
- * authenticator's other templates have no access-entry form).
- */
-export function customUsernameProblem(username: string): string | undefined {
-  if (username === '') return 'it is empty';
-  if (RESERVED_USERNAME.test(username))
-    return 'access entries refuse the prefixes system:, eks:, aws:, amazon:, iam:';
-  const templates = [...username.matchAll(/\{\{([^}]*)\}\}/g)].map((m) => m[1]);
-  if (templates.some((t) => t !== 'SessionName'))
-    return 'access entries take {{SessionName}} as their only template';
-  const at = username.indexOf('{{SessionName}}');
-  if (at >= 0 && !username.slice(0, at).includes(':'))
-    return 'access entries need a ":" before {{SessionName}}';
-  return undefined;
-}
-
 const groupsOf = (p: AwsAuthOnlyPrincipal) => p.groups.filter((g) => !g.startsWith('system:'));
 
 /** The username to keep on the STANDARD entry (the one aws-auth had), when an entry can carry it. */
 function keptUsername(p: AwsAuthOnlyPrincipal, nodeType: string | undefined): string | undefined {
   if (nodeType || (p.kind !== 'role' && p.kind !== 'user')) return undefined;
-  return customUsernameProblem(p.username) === undefined ? p.username : undefined;
+  return p.username !== '' && usernameProblem(p.username) === undefined ? p.username : undefined;
 }
 
 /** `aws eks create-access-entry` (and the admin policy association) for one principal. */
@@ -164,11 +145,9 @@ export function accessEntriesFix(
       'mapAccounts and SSO matchers have no access-entry equivalent: create one entry per principal.',
     );
   for (const p of fixable) {
-    const why = nodeEntryTypeOf(a, p) ? undefined : customUsernameProblem(p.username);
+    const why = nodeEntryTypeOf(a, p) ? undefined : usernameProblem(p.username);
     if (why !== undefined && p.username !== '')
-      notes.push(
-        `${p.arn} keeps EKS's default username, not its aws-auth username ${JSON.stringify(p.username)}: ${why}.`,
-      );
+      notes.push(`${p.arn} gets EKS's default username, not the one aws-auth gave it: ${why}.`);
   }
   return {
     cli: fixable.flatMap((p) => accessEntryCommandsFor(a, p)),
