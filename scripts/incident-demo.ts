@@ -172,7 +172,7 @@ const SCENARIOS: Scenario[] = [
       await ctx.deliverCloudTrail();
     },
     damage: /authentication mode is now API/,
-    damageLabel: 'EKS switched the cluster to API mode (developers lose access)',
+    damageLabel: 'EKS switched the cluster to API mode',
     severity: 'high',
   },
 ];
@@ -241,6 +241,70 @@ interface Entry {
   at: number;
   what: string;
   lines: string[];
+}
+
+/** `→ confirmed nodes/role-unauthorized, new aws-auth/entry-removed`: what SNS received from one invocation. */
+function noticeSummary(records: readonly SnsRecord[]): string[] {
+  const WORD: Record<string, string> = {
+    opened: 'new',
+    escalated: 'escalated',
+    confirmed: 'confirmed (the prediction came true, the damage stays open)',
+    resolved: 'resolved',
+  };
+  const said = records.flatMap((r) => {
+    try {
+      const doc = JSON.parse(JSON.parse(r.message).sqs) as {
+        notices?: Array<{ kind?: string; finding?: { ruleId?: string } }>;
+      };
+      return (doc.notices ?? []).map((n) => `${WORD[n.kind ?? ''] ?? n.kind} ${n.finding?.ruleId ?? '?'}`);
+    } catch {
+      return [];
+    }
+  });
+  return said.length > 0 ? [`→ ${said.join(', ')}`] : [];
+}
+
+/**
+ * The counts the first alert printed against the sandbox's own lines: nodes that lose access
+ * vs. nodes that went NotReady; aws-auth principals dropped vs. principals that lost access.
+ * Undefined when the alert gives no count to check.
+ */
+function countCheck(
+  alert: readonly string[],
+  sandboxLines: readonly string[],
+): { ok: boolean; line: string } | undefined {
+  const text = alert.join('\n');
+  const nodes = /Who loses access\*? — (\d+) node/.exec(text)?.[1];
+  if (nodes !== undefined) {
+    const down = new Set(sandboxLines.flatMap((l) => /node (\S+) Ready=Unknown/.exec(l)?.[1] ?? [])).size;
+    const said = Number(nodes);
+    return said === down
+      ? {
+          ok: true,
+          line: `Counts agree: the alert said ${said} node(s) lose access; the sandbox saw ${down} go NotReady.`,
+        }
+      : {
+          ok: false,
+          line: `FAIL: the alert said ${said} node(s) lose access, the sandbox saw ${down} go NotReady.`,
+        };
+  }
+  const principals = /drops (\d+) aws-auth principal/.exec(text)?.[1];
+  if (principals !== undefined) {
+    const lost = Number(
+      sandboxLines.map((l) => /(\d+) principal\(s\) lost access/.exec(l)?.[1]).find(Boolean) ?? 0,
+    );
+    const said = Number(principals);
+    return said === lost
+      ? {
+          ok: true,
+          line: `Counts agree: the alert said ${said} aws-auth principal(s) lose access; the sandbox saw ${lost} lose it.`,
+        }
+      : {
+          ok: false,
+          line: `FAIL: the alert said ${said} aws-auth principal(s) lose access, the sandbox saw ${lost} lose it.`,
+        };
+  }
+  return undefined;
 }
 
 function parseDemoArgs() {
@@ -337,6 +401,7 @@ async function main(): Promise<number> {
       const due = st.queue.filter((m) => m.sentAt + m.delaySeconds * 1000 <= now);
       if (due.length === 0) return 0;
       for (const m of due) st.queue.splice(st.queue.indexOf(m), 1);
+      const snsBefore = sandbox.sns.length;
       const started = Date.now();
       const result = (await invoke('snapshotWorker', sqsEvent(due, queueArn, region))) as {
         batchItemFailures?: unknown[];
@@ -348,6 +413,7 @@ async function main(): Promise<number> {
         what: `snapshotWorker  SQS batch: ${labels}`,
         lines: [
           `returned after ${Date.now() - started} ms${failures ? `: ${failures} item(s) FAILED` : ': no failures'}`,
+          ...noticeSummary(sandbox.sns.slice(snsBefore)),
         ],
       });
       if (failures > 0) throw new Error(`the snapshot worker failed ${failures} message(s)`);
@@ -446,7 +512,9 @@ async function main(): Promise<number> {
     // The first message in full; later ones by their headline and fields (the fix code repeats).
     slack.forEach((m, i) => {
       const lines = renderSlackMessage(m.body);
-      const short = lines.filter((l) => l.startsWith('▌') || l.startsWith('Cluster:'));
+      const short = lines.filter(
+        (l) => l.startsWith('▌') || l.startsWith('Cluster:') || l.startsWith('Prediction confirmed'),
+      );
       entries.push({ at: m.at, what: 'Slack received', lines: i === 0 ? lines : short });
     });
     const publishes = sandbox.calls.filter(
@@ -493,6 +561,20 @@ async function main(): Promise<number> {
           ? `OK: the ${severity} alert reached Slack ${lead(firstSlack)} and SNS ${lead(firstSns)} before ${scenario.damageLabel} (T${seconds(damage.at - t0)}).`
           : `FAIL: the ${severity} alert reached Slack at T${seconds(firstSlack - t0)} and SNS at T${seconds(firstSns - t0)}, not before ${scenario.damageLabel} (T${seconds(damage.at - t0)}).`,
       );
+    }
+    const sandboxLines = sandbox.timeline.slice(timelineStart).map((e) => e.what);
+    const firstAlert = slack.find((m) => JSON.stringify(m.body).includes(slackHeadline));
+    const counts = countCheck(firstAlert ? renderSlackMessage(firstAlert.body) : [], sandboxLines);
+    if (counts !== undefined) {
+      out.push(counts.line);
+      ok &&= counts.ok;
+    }
+    const resolvedAfterDamage = slack.filter(
+      (m) => damage !== undefined && m.at > damage.at && /Resolved/.test(renderSlackMessage(m.body)[0] ?? ''),
+    );
+    if (resolvedAfterDamage.length > 0) {
+      out.push('FAIL: a notice said "Resolved" after the damage happened');
+      ok = false;
     }
     out.push(`Demo ran ${((Date.now() - began) / 1000).toFixed(1)} s. Other scenarios: npm start -- --help`);
     process.stdout.write(`${out.join('\n')}\n`);

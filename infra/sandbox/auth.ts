@@ -50,6 +50,27 @@ export function accessIndexOf(world: World, cluster: ClusterState): AccessIndex 
   return buildAccessIndex(cluster.authenticationMode, awsAuth, entries, { deadEntryKeys: dead });
 }
 
+/** Every role and user ARN aws-auth maps (valid entries, file order, each once). */
+export function awsAuthPrincipals(cluster: ClusterState): string[] {
+  const parsed = cluster.awsAuth ? parseAwsAuth(cluster.awsAuth.data) : undefined;
+  const arns = [
+    ...(parsed?.roles ?? []).flatMap((r) => (r.rolearn ? [r.rolearn] : [])),
+    ...(parsed?.users ?? []).map((u) => u.userarn),
+  ];
+  return [...new Set(arns)];
+}
+
+/** The ARNs of `principals` that authenticated under `before` and no longer do under `after`. */
+export function principalsLosingAccess(
+  before: AccessIndex,
+  after: AccessIndex,
+  principals: readonly string[],
+): string[] {
+  return principals.filter(
+    (arn) => resolvePrincipal(before, arn) !== undefined && resolvePrincipal(after, arn) === undefined,
+  );
+}
+
 export function createAccessEvaluator(world: World): AccessEvaluator {
   // One index per cluster and change: a re-evaluation pass (and the timers it sets) parses aws-auth once.
   const cache = new WeakMap<ClusterState, { stamp: number; index: AccessIndex }>();

@@ -12,6 +12,7 @@ import {
   type AccessScope,
   type AuthenticationMode,
 } from '../../shared/core/model.ts';
+import { accessIndexOf, awsAuthPrincipals, principalsLosingAccess } from './auth.ts';
 import { cloudTrailRecord } from './cloudtrail-record.ts';
 import { decodeToken, encodeToken, isoNow, parseRoleArn, roleKey, uuid } from './ids.ts';
 import { type Incoming, type Principal, type Runtime, readIncoming, requestId, send } from './runtime.ts';
@@ -1003,9 +1004,13 @@ function updateClusterConfig(
   world.log(`${c.name}: UpdateClusterConfig authenticationMode ${c.authenticationMode} → ${mode}`);
   world.later(deps.sideEffectDelayMs, () => {
     if (c.removed) return;
+    const before = accessIndexOf(world, c);
     c.authenticationMode = mode;
     c.status = 'ACTIVE';
-    world.log(`${c.name}: authentication mode is now ${mode}`);
+    const lost = principalsLosingAccess(before, accessIndexOf(world, c), awsAuthPrincipals(c));
+    world.log(
+      `${c.name}: authentication mode is now ${mode}${lost.length > 0 ? `; ${lost.length} principal(s) lost access: ${lost.join(', ')}` : ''}`,
+    );
     c.changed();
   });
   return update;

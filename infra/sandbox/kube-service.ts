@@ -397,7 +397,7 @@ function nodeJson(cluster: ClusterState, n: SandboxNode): Record<string, unknown
           type: 'Ready',
           status: n.ready,
           lastHeartbeatTime: ready.lastHeartbeatTime,
-          lastTransitionTime: launched,
+          lastTransitionTime: n.readySince ?? launched,
           reason: ready.reason,
           message: ready.message,
         },

@@ -146,6 +146,8 @@ export interface SandboxNode {
   instanceType: string;
   instanceState: 'pending' | 'running' | 'shutting-down' | 'terminated';
   launchTime: string;
+  /** When Ready last changed (served as the condition's lastTransitionTime); default launchTime. */
+  readySince?: string;
 }
 
 /** Live, editable state of one cluster. Call `changed()` after editing fields directly. */

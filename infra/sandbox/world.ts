@@ -380,8 +380,14 @@ export class World {
         const t = setTimeout(() => {
           cluster.pendingUnready.delete(node);
           if (cluster.removed || this.closed || !cluster.nodes.includes(node)) return;
-          if (evaluate(cluster, node) === false && node.ready === 'True') {
+          // A node terminated meanwhile (its node group deleted) is gone, not NotReady.
+          if (
+            node.instanceState === 'running' &&
+            evaluate(cluster, node) === false &&
+            node.ready === 'True'
+          ) {
             node.ready = 'Unknown';
+            node.readySince = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
             cluster.unreadyByAuth.add(node);
             cluster.nodeMetaOf(node).resourceVersion = this.nextResourceVersion();
             this.log(
@@ -398,6 +404,7 @@ export class World {
         }
         if (node.ready === 'Unknown' && cluster.unreadyByAuth.has(node)) {
           node.ready = 'True';
+          node.readySince = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
           cluster.unreadyByAuth.delete(node);
           cluster.nodeMetaOf(node).resourceVersion = this.nextResourceVersion();
           this.log(

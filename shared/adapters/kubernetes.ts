@@ -187,6 +187,13 @@ function readyOf(node: V1Node): KubeNode['ready'] {
   return status === 'True' || status === 'False' || status === 'Unknown' ? status : undefined;
 }
 
+/** The Ready condition's lastTransitionTime (a Date from the client, or a string) as ISO text. */
+function readySinceOf(node: V1Node): string | undefined {
+  const t: unknown = node.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime;
+  if (t instanceof Date) return Number.isNaN(t.getTime()) ? undefined : t.toISOString();
+  return typeof t === 'string' && t !== '' ? t : undefined;
+}
+
 export function toKubeNode(node: V1Node): KubeNode {
   const providerId = node.spec?.providerID;
   return dropUndefined({
@@ -195,6 +202,7 @@ export function toKubeNode(node: V1Node): KubeNode {
     instanceId: instanceIdFromProviderId(providerId),
     labels: { ...(node.metadata?.labels ?? {}) },
     ready: readyOf(node),
+    readySince: readySinceOf(node),
   });
 }
 

@@ -163,24 +163,28 @@ export function renderReportMarkdown(
     clusters.reduce((n, c) => n + 1 + c.whatIf.length, 0),
   );
   const budget = Math.max(4_000, Math.floor(maxChars / sections));
-  const parts: string[] = [];
+  const refOf = (c: ClusterReport) => ({
+    accountId: c.findings[0]?.cluster.accountId ?? '',
+    region: c.region,
+    name: c.cluster,
+  });
+  // Every cluster's current state first (what is broken now), then the what-ifs (hypothetical).
+  const parts: string[] = clusters.map((c) =>
+    c.error !== undefined
+      ? `# ${c.region}/${c.cluster}\n\nNot reported: ${c.error}\n`
+      : renderMarkdown(c.findings, {
+          title: `${c.region}/${c.cluster} (${c.source} snapshot ${c.capturedAt ?? ''})`,
+          cluster: refOf(c),
+          maxChars: budget,
+        }),
+  );
   for (const c of clusters) {
-    const ref = { accountId: c.findings[0]?.cluster.accountId ?? '', region: c.region, name: c.cluster };
-    if (c.error !== undefined) {
-      parts.push(`# ${c.region}/${c.cluster}\n\nNot reported: ${c.error}\n`);
-      continue;
-    }
-    parts.push(
-      renderMarkdown(c.findings, {
-        title: `${c.region}/${c.cluster} (${c.source} snapshot ${c.capturedAt ?? ''})`,
-        cluster: ref,
-        maxChars: budget,
-      }),
-    );
+    if (c.error !== undefined) continue;
+    const ref = refOf(c);
     for (const w of c.whatIf) {
       parts.push(
         renderMarkdown(w.findings, {
-          title: `What if: ${w.label}`,
+          title: `What if: ${w.label} (${c.region}/${c.cluster})`,
           cluster: ref,
           change: w.label,
           effects: w.effects,

@@ -288,10 +288,13 @@ export async function handleEksEvent(
     }
 
     const options = { trigger, monitorPrincipalArn: deps.monitorPrincipalArn };
-    const predicted = whatIf(before, change, options).findings;
+    const prediction = whatIf(before, change, options);
+    const predicted = prediction.findings;
     // EKS's side effect may already have happened before the fresh read: what changed since the
-    // stored snapshot is reported too (only opens; the worker's state evaluation resolves).
-    const already = stored === undefined ? [] : diffSnapshots(stored, before, options);
+    // stored snapshot is reported too (only opens; the worker's state evaluation resolves). The
+    // compute the change takes away (a deleted node group's nodes) is gone, not losing access.
+    const now = { ...before, nodegroups: prediction.after.nodegroups, compute: prediction.after.compute };
+    const already = stored === undefined ? [] : diffSnapshots(stored, now, options);
     // Blindness is the worker's to report (from a full capture), never the event path's.
     const findings = withActor(
       dedupeFindings([...predicted, ...already]).filter((f) => f.ruleId !== SOURCE_UNAVAILABLE),

@@ -17,6 +17,37 @@ export function allFindings(assessed: Assessed): Finding[] {
   return [...assessed.findings, ...assessed.whatIf.flatMap((w) => w.findings)];
 }
 
+/** The assessment in full: the current state is what is broken now, always whole, with its fix. */
+function assessmentSection(io: CliIo, args: CommonArgs, cluster: ClusterRef, assessed: Assessed): string {
+  return renderFindings(
+    args.format,
+    assessed.findings,
+    renderOptions(io, args, { title: 'Assessment', cluster }),
+  );
+}
+
+/** Each what-if, compact unless it predicts an outage. */
+function whatIfSections(io: CliIo, args: CommonArgs, cluster: ClusterRef, assessed: Assessed): string[] {
+  return assessed.whatIf.map((w) =>
+    renderFindings(
+      args.format,
+      w.findings,
+      renderOptions(io, args, {
+        title: 'What-if',
+        cluster,
+        change: w.label,
+        effects: w.effects,
+        // a predicted outage is shown whole: who loses access and the fix to paste
+        compact: !w.findings.some((f) => f.severity === 'critical'),
+      }),
+    ),
+  );
+}
+
+function joinSections(args: CommonArgs, heading: string, sections: readonly string[]): string {
+  return `${heading}${sections.map((s) => s.trimEnd()).join(args.format === 'markdown' ? '\n\n' : '\n')}\n`;
+}
+
 /** `heading` then the assessment in full, then each what-if, compact unless it predicts an outage. */
 export function renderClusterBlock(
   io: CliIo,
@@ -25,29 +56,41 @@ export function renderClusterBlock(
   cluster: ClusterRef,
   assessed: Assessed,
 ): string {
-  const sections = [
-    renderFindings(
-      args.format,
-      assessed.findings,
-      // the current state is what is broken now: always whole, with its fix
-      renderOptions(io, args, { title: 'Assessment', cluster }),
-    ),
-    ...assessed.whatIf.map((w) =>
-      renderFindings(
-        args.format,
-        w.findings,
-        renderOptions(io, args, {
-          title: 'What-if',
-          cluster,
-          change: w.label,
-          effects: w.effects,
-          // a predicted outage is shown whole: who loses access and the fix to paste
-          compact: !w.findings.some((f) => f.severity === 'critical'),
-        }),
+  return joinSections(args, heading, [
+    assessmentSection(io, args, cluster, assessed),
+    ...whatIfSections(io, args, cluster, assessed),
+  ]);
+}
+
+/**
+ * `report` over several clusters: every cluster's current state first (what is broken now, in
+ * full), then every cluster's what-ifs (hypothetical): a live outage of the second cluster is
+ * never buried under the first cluster's what-ifs.
+ */
+export function renderReportBlocks(
+  io: CliIo,
+  args: CommonArgs,
+  rows: readonly { cluster: ClusterRef; assessed: Assessed }[],
+): string[] {
+  const heading = (what: string, c: ClusterRef, first: boolean) =>
+    args.format === 'markdown'
+      ? `# ${what}: cluster \`${c.name}\` (account ${c.accountId}, region ${c.region})\n\n`
+      : `${first ? '' : '\n'}=== ${what}: cluster ${c.name} — account ${c.accountId}, region ${c.region} ===\n`;
+  const current = rows.map((r, i) =>
+    joinSections(args, heading('Current state', r.cluster, i === 0), [
+      assessmentSection(io, args, r.cluster, r.assessed),
+    ]),
+  );
+  const whatIfs = rows
+    .filter((r) => r.assessed.whatIf.length > 0)
+    .map((r) =>
+      joinSections(
+        args,
+        heading('What-ifs', r.cluster, false),
+        whatIfSections(io, args, r.cluster, r.assessed),
       ),
-    ),
-  ];
-  return `${heading}${sections.map((s) => s.trimEnd()).join(args.format === 'markdown' ? '\n\n' : '\n')}\n`;
+    );
+  return [...current, ...whatIfs];
 }
 
 /** The JSON form: the assessment and each what-if as a JSON report. */

@@ -18,7 +18,7 @@ import {
   type Assessed,
   allFindings,
   clusterJson,
-  renderClusterBlock,
+  renderReportBlocks,
   summaryTable,
 } from './cluster-report.ts';
 import { CliError, formatErrorLine } from './errors.ts';
@@ -197,15 +197,6 @@ interface ReportedCluster {
   assessed: Assessed;
 }
 
-function renderCluster(io: CliIo, args: ReportArgs, report: ReportedCluster, first: boolean): string {
-  const cluster = clusterOf(report.snapshot);
-  const heading =
-    args.format === 'markdown'
-      ? `# Cluster \`${cluster.name}\` (account ${cluster.accountId}, region ${cluster.region})\n\n`
-      : `${first ? '' : '\n'}=== Cluster ${cluster.name} — account ${cluster.accountId}, region ${cluster.region} ===\n`;
-  return renderClusterBlock(io, args, heading, cluster, report.assessed);
-}
-
 function summaryText(reports: ReportedCluster[], unreadable: Unreadable[], regions: string[]): string {
   const counts = countBySeverity(reports.flatMap((r) => allFindings(r.assessed)));
   const bySeverity = Object.entries(counts)
@@ -282,7 +273,8 @@ export async function runReport(args: ReportArgs, io: CliIo): Promise<number> {
       args.format,
       reports.map((r) => ({ cluster: clusterOf(r.snapshot), assessed: r.assessed })),
     );
-    const parts = [table, ...reports.map((r, i) => renderCluster(io, args, r, i === 0))];
+    const rows = reports.map((r) => ({ cluster: clusterOf(r.snapshot), assessed: r.assessed }));
+    const parts = [table, ...renderReportBlocks(io, args, rows)];
     if (unreadable.length > 0) {
       parts.push(
         args.format === 'markdown'

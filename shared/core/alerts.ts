@@ -10,8 +10,13 @@
  *     transition findings (what happened between two snapshots) close then, silently;
  *   - a change evaluation (CloudTrail event) only opens or escalates;
  *   - findings of a change (what-if rules) resolve when the change has settled (`settled`) —
- *     silently when a state finding about the same subject is open (the prediction came true and
- *     the state finding now carries the alert).
+ *     silently when a state finding that confirms it is open (the prediction came true and the
+ *     state finding now carries the alert, the damage still open): "resolved" is said only when
+ *     the risk is really gone, never of a prediction that came true.
+ *
+ * Prediction → confirmation: when a state finding opens while a change finding it confirms is open
+ * (the change rule's `confirmedBy` names its rule, same subject), its notice is `confirmed` — "the
+ * predicted … happened" — and carries the prediction (`confirms`), not a fresh `opened`.
  *
  * Bounded by design: above `GROUP_ABOVE` findings of one rule on one cluster, one digest finding
  * (listing the first `GROUP_LISTS` subjects and the count) stands for them all — one record, one
@@ -28,13 +33,24 @@ import { RULES } from './rules/registry.ts';
 export type Channel = 'sns' | 'slack';
 export const CHANNELS: readonly Channel[] = ['sns', 'slack'];
 
-export type NoticeKind = 'opened' | 'escalated' | 'resolved';
+export type NoticeKind = 'opened' | 'escalated' | 'confirmed' | 'resolved';
+
+/** The prediction a `confirmed` notice proves true. */
+export interface ConfirmedPrediction {
+  fingerprint: string;
+  ruleId: string;
+  title: string;
+  /** When the prediction was first raised (ISO). */
+  predictedAt: string;
+}
 
 export interface Notice {
   kind: NoticeKind;
   finding: Finding;
   /** When the notice was planned (ISO). */
   at: string;
+  /** For a `confirmed` notice: the prediction that came true. */
+  confirms?: ConfirmedPrediction;
 }
 
 export interface PendingNotice extends Notice {
@@ -108,6 +124,22 @@ export function originOf(f: Finding): Origin {
   return ORIGIN_BY_RULE.get(f.ruleId) ?? 'state';
 }
 
+const CONFIRMED_BY = new Map<string, readonly string[] | undefined>(RULES.map((r) => [r.id, r.confirmedBy]));
+
+/**
+ * Whether the state finding `state` is the damage the change finding of `prediction` foretold:
+ * the same subject, of a rule the change rule names (any state rule if it names none).
+ */
+export function confirmsPrediction(state: Finding, prediction: AlertRecord): boolean {
+  if (prediction.origin !== 'change' || originOf(state) !== 'state') return false;
+  if (state.subject.toLowerCase() !== prediction.finding.subject.toLowerCase()) return false;
+  const { accountId, region, name } = state.cluster;
+  const c = prediction.cluster;
+  if (c.accountId !== accountId || c.region !== region || c.name !== name) return false;
+  const rules = CONFIRMED_BY.get(prediction.ruleId);
+  return rules === undefined || rules.includes(state.ruleId);
+}
+
 /** A blind cluster cannot prove anything fixed. */
 function blind(findings: readonly Finding[]): boolean {
   return findings.some((f) => f.ruleId === 'monitor/source-unavailable' && f.severity !== 'low');
@@ -119,6 +151,7 @@ function enqueue(
   finding: Finding,
   now: string,
   channels: LifecycleInput['channels'],
+  confirms?: ConfirmedPrediction,
 ): void {
   for (const channel of CHANNELS) {
     const policy = channels[channel];
@@ -127,7 +160,7 @@ function enqueue(
     const severity = kind === 'resolved' ? record.severity : finding.severity;
     if (severityRank(severity) < severityRank(policy.minSeverity)) continue;
     const list = record.pending[channel] ?? [];
-    list.push({ kind, finding, at: now, attempts: 0 });
+    list.push({ kind, finding, at: now, attempts: 0, ...(confirms ? { confirms } : {}) });
     record.pending[channel] = list;
   }
 }
@@ -190,6 +223,8 @@ export function planAlerts(input: LifecycleInput): LifecycleResult {
   const byPrint = new Map(input.records.map((r) => [r.fingerprint, structuredClone(r)] as const));
   const seen = new Set<string>();
   const { findings, grouped } = groupFindings(input.findings);
+  /** Predictions open before this evaluation, that a state finding opening now may confirm. */
+  const openPredictions = [...byPrint.values()].filter((r) => r.status === 'open' && r.origin === 'change');
 
   for (const finding of findings) {
     seen.add(finding.fingerprint);
@@ -208,7 +243,15 @@ export function planAlerts(input: LifecycleInput): LifecycleResult {
         pending: {},
       };
       Object.assign(fresh, { status: 'open', severity: finding.severity, finding, lastSeen: now });
-      enqueue(fresh, 'opened', finding, now, channels);
+      const prediction = openPredictions.find((p) => confirmsPrediction(finding, p));
+      if (prediction)
+        enqueue(fresh, 'confirmed', finding, now, channels, {
+          fingerprint: prediction.fingerprint,
+          ruleId: prediction.ruleId,
+          title: prediction.finding.title,
+          predictedAt: prediction.firstSeen,
+        });
+      else enqueue(fresh, 'opened', finding, now, channels);
       byPrint.set(finding.fingerprint, fresh);
       continue;
     }
@@ -227,13 +270,15 @@ export function planAlerts(input: LifecycleInput): LifecycleResult {
     if (scope.kind === 'state') return r.origin !== 'change' && !blind(input.findings);
     return false;
   };
-  // A settled prediction whose subject is now an open state finding (the outage it foretold,
-  // or what remains of it) closes without a "resolved" notice: the state finding carries on.
+  // A settled prediction whose subject is an open state finding (the outage it foretold — its
+  // confirmation — or what remains of it) closes without a "resolved" notice: the risk is not
+  // gone, and the state finding carries on.
   const openStateSubjects = new Set(
     [...byPrint.values()]
       .filter((r) => r.status === 'open' && r.origin === 'state')
       .map((r) => r.finding.subject.toLowerCase()),
   );
+  const cameTrue = (r: AlertRecord) => openStateSubjects.has(r.finding.subject.toLowerCase());
   for (const r of byPrint.values()) {
     // Absorbed into a digest: closed silently, its pending notices dropped (the digest carries them).
     if (
@@ -250,7 +295,7 @@ export function planAlerts(input: LifecycleInput): LifecycleResult {
     if (!mayResolve(r)) continue;
     r.status = 'resolved';
     r.lastSeen = now;
-    if (scope.kind === 'settled' && openStateSubjects.has(r.finding.subject.toLowerCase())) continue;
+    if (scope.kind === 'settled' && cameTrue(r)) continue;
     // Something that happened (a mapping removed) is not undone by the next evaluation: it was
     // reported once, and it closes without a "resolved" notice.
     if (r.origin === 'transition') continue;

@@ -41,6 +41,8 @@ export interface KubeNode {
   instanceId?: string;
   labels: Record<string, string>;
   ready?: 'True' | 'False' | 'Unknown';
+  /** The Ready condition's `lastTransitionTime`. */
+  readySince?: string;
 }
 
 export const LABEL_COMPUTE_TYPE = 'eks.amazonaws.com/compute-type';
@@ -133,6 +135,8 @@ export function mergeCompute(inputs: ComputeInputs): ComputeNode[] {
     if (fargateProfile !== undefined) computeNode.fargateProfile = fargateProfile;
     if (os !== undefined) computeNode.os = os;
     if (node?.ready !== undefined) computeNode.ready = node.ready;
+    // Kept for nodes that are not Ready only: "NotReady since …" is what an alert needs.
+    if (node?.readySince !== undefined && node.ready !== 'True') computeNode.readySince = node.readySince;
     return computeNode;
   };
 

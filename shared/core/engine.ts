@@ -168,6 +168,8 @@ const EXPLAINED_BY_CHANGE = new Set([
   'nodes/role-unauthorized',
   'fargate/pod-execution-role-unauthorized',
   'aws-auth/entry-removed',
+  // what cluster/auth-mode-drops-principals predicts (subject: the cluster)
+  'cluster/api-mode-ignores-aws-auth',
 ]);
 
 /**

@@ -130,6 +130,8 @@ export interface ComputeNode {
   os?: 'linux' | 'windows';
   /** The node's Ready condition when known. */
   ready?: 'True' | 'False' | 'Unknown';
+  /** For a node that is not Ready: since when (the condition's `lastTransitionTime`), when known. */
+  readySince?: string;
 }
 
 export interface KarpenterNodeClass {

@@ -4,9 +4,10 @@
  */
 import type { Analysis } from './analysis.ts';
 import { type ConsumerInventory, nodeCountOf, nodeLabel, type RoleConsumer } from './consumers.ts';
-import type { AccessEntryType, BlastRadius, Remediation } from './model.ts';
+import type { AccessEntryType, BlastRadius, ComputeNode, Remediation } from './model.ts';
 import { roleArnWithoutPath, roleNameOf } from './principal.ts';
 import { type HclItem, type HclValue, renderHcl } from './quote/hcl.ts';
+import { jsonText } from './quote/json.ts';
 import type { Rendered } from './quote/rendered.ts';
 import {
   CONTINUE,
@@ -33,7 +34,33 @@ export const ADMIN_POLICY_ARN = 'arn:aws:eks::aws:cluster-access-policy/AmazonEK
 export const TIME_TO_IMPACT_NODES =
   'new nodes fail to join at once; running nodes go NotReady within minutes (upstream defaults ≈ 1–3 min, reports ≈ 5 min)';
 export const TIME_TO_IMPACT_FARGATE =
-  'new Fargate pods cannot be scheduled from the next launch; running pods keep running';
+  'new Fargate pods cannot be scheduled from the next launch; running Fargate nodes authenticate with the same role and go NotReady within minutes, their pods evicted ≈ 5 min later';
+
+const notReady = (n: ComputeNode) => n.ready === 'False' || n.ready === 'Unknown';
+
+/**
+ * When the compute of `consumers` is hit: nodes the snapshot shows NotReady already are said to be
+ * NotReady (Ready=Unknown/False), not to go NotReady; the rest get `ahead` (what is still to come).
+ */
+export function nodesTimeToImpact(
+  consumers: readonly Pick<RoleConsumer, 'nodes'>[],
+  ahead: string = TIME_TO_IMPACT_NODES,
+  newCompute = 'new nodes fail to join',
+): string {
+  const nodes = consumers.flatMap((c) => c.nodes);
+  const down = nodes.filter(notReady);
+  if (down.length === 0) return ahead;
+  const states = [...new Set(down.map((n) => `Ready=${n.ready}`))].sort().join('/');
+  const already = `${down.length === nodes.length ? 'all ' : ''}${down.length} node(s) already NotReady (${states}${sinceOf(down)})`;
+  if (down.length === nodes.length) return `${already}; ${newCompute}`;
+  return `${already}; the other ${nodes.length - down.length}: ${ahead}`;
+}
+
+/** `, since 12:01:07Z` from the earliest known Ready transition of `nodes`, if the snapshot has one. */
+function sinceOf(nodes: readonly ComputeNode[]): string {
+  const times = nodes.flatMap((n) => (n.readySince === undefined ? [] : [n.readySince])).sort();
+  return times[0] === undefined ? '' : `, since ${times[0]}`;
+}
 
 export function blastRadiusOf(consumers: readonly RoleConsumer[], timeToImpact: string): BlastRadius {
   const nodes = consumers.flatMap((c) => c.nodes);
@@ -210,18 +237,92 @@ function accessEntryTerraform(a: Analysis, principalArn: string, type: AccessEnt
 const MODE_SWITCH_NOTE =
   'This cluster runs in CONFIG_MAP mode: access entries need the authentication mode switched to API_AND_CONFIG_MAP first. The switch is one-way and keeps aws-auth working.';
 
-/** The fix that gives a role back the identity its compute needs, for the cluster's mode. */
-export function nodeAccessRemediation(a: Analysis, roleArn: string, req: NodeRequirement): FixPlan {
+/** `eksctl create iamidentitymapping …`: appends one mapping to aws-auth. */
+function eksctlMappingCommand(a: Analysis, entry: AwsAuthEntry): ShellCommand | undefined {
+  if (!('role' in entry)) return undefined;
+  const { rolearn, username, groups } = entry.role;
+  if (rolearn === undefined) return undefined;
+  return {
+    argv: [
+      'eksctl',
+      'create',
+      'iamidentitymapping',
+      { flag: '--cluster', value: a.cluster.name },
+      { flag: '--region', value: a.cluster.region },
+      CONTINUE,
+      { flag: '--arn', value: rolearn },
+      { flag: '--username', value: username },
+      ...groups.map((g) => ({ flag: '--group', value: g })),
+    ],
+  };
+}
+
+/** Longest mapRoles a `kubectl patch` form carries; longer ones are left to eksctl. */
+export const PATCH_MAX_CHARS = 4_000;
+
+/** `kubectl patch` that sets mapRoles to `mapRoles` (JSON via the JSON quoting layer, then shell-quoted). */
+function kubectlPatchMapRoles(mapRoles: string): ShellCommand {
+  return {
+    argv: [
+      'kubectl',
+      'patch',
+      'configmap/aws-auth',
+      '-n',
+      'kube-system',
+      '--type',
+      'merge',
+      CONTINUE,
+      '-p',
+      jsonText({ data: { mapRoles } }),
+    ],
+  };
+}
+
+export interface NodeAccessOptions {
+  /**
+   * EKS itself removes the mapping (a node group deletion): in CONFIG_MAP the mapping must be
+   * re-added after that edit. With the mapRoles from before it, a `kubectl patch` restores it.
+   */
+  eksRemoves?: { mapRolesBefore?: string };
+}
+
+/**
+ * The fix that gives a role back the identity its compute needs, for the cluster's mode. The
+ * access entry comes first: neither EKS's own aws-auth edits nor the tool that owns aws-auth
+ * remove it. In CONFIG_MAP the mapping (eksctl, `kubectl patch`, YAML) follows as the alternative.
+ */
+export function nodeAccessRemediation(
+  a: Analysis,
+  roleArn: string,
+  req: NodeRequirement,
+  options: NodeAccessOptions = {},
+): FixPlan {
   const type = requiredEntryType(req);
   const awsAuth = awsAuthMappingFor(roleArn, req);
   if (a.mode === 'CONFIG_MAP') {
+    const removes = options.eksRemoves;
+    const before = removes?.mapRolesBefore;
+    const patch = before !== undefined && before.length <= PATCH_MAX_CHARS;
+    const eksctl = eksctlMappingCommand(a, awsAuth);
     return {
-      summary: `Map ${roleArnWithoutPath(roleArn)} in aws-auth mapRoles (without an IAM path), and declare it in the tool that owns aws-auth so the next apply keeps it.`,
+      summary: `Create an access entry of type ${type} for ${roleArn} (after switching to API_AND_CONFIG_MAP, one-way): EKS and the tool that owns aws-auth leave it alone. Staying in CONFIG_MAP, ${removes ? 're-add the mapping after EKS has removed it' : 'map the role in aws-auth mapRoles'} and declare it in the tool that owns aws-auth${removes ? ': EKS removes it again with every deletion of the last managed node group using the role' : ''}.`,
       awsAuth,
       cli: [
-        { comment: 'aws-auth is the only store in CONFIG_MAP mode. To move to access entries (one-way):' },
+        { comment: 'Durable: access entries (the switch is one-way and keeps aws-auth working).' },
         authModeCommand(a.cluster, 'API_AND_CONFIG_MAP'),
         accessEntryCli(a, roleArn, type),
+        {
+          comment: removes
+            ? 'Or, staying in CONFIG_MAP: re-add the mapping once EKS has removed it (node group gone):'
+            : 'Or, staying in CONFIG_MAP: add the mapping to aws-auth:',
+        },
+        ...(eksctl ? [eksctl] : []),
+        ...(patch && before !== undefined
+          ? [
+              { comment: 'or restore mapRoles as it was before the deletion (overwrites later edits):' },
+              kubectlPatchMapRoles(before),
+            ]
+          : []),
       ],
       terraform: {
         hcl: [
@@ -229,7 +330,14 @@ export function nodeAccessRemediation(a: Analysis, roleArn: string, req: NodeReq
           ...accessEntryTerraform(a, roleArn, type),
         ],
       },
-      notes: [MODE_SWITCH_NOTE],
+      notes: [
+        MODE_SWITCH_NOTE,
+        ...(removes && before !== undefined && !patch
+          ? [
+              `mapRoles is longer than ${PATCH_MAX_CHARS} characters: no kubectl patch form is shown; use eksctl or the aws-auth YAML.`,
+            ]
+          : []),
+      ],
     };
   }
   return {

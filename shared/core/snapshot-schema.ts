@@ -174,6 +174,7 @@ const computeNodeSchema = meta(
     fargateProfile: z.exactOptional(z.string()),
     os: z.exactOptional(z.enum(['linux', 'windows'])),
     ready: z.exactOptional(z.enum(['True', 'False', 'Unknown'])),
+    readySince: z.exactOptional(timestampSchema),
   }),
   {
     id: 'ComputeNode',
@@ -251,7 +252,8 @@ const serviceAccountSchema = meta(
   }),
   {
     id: 'ServiceAccount',
-    description: 'A Kubernetes service account (metadata only) and its eks.amazonaws.com/role-arn annotation.',
+    description:
+      'A Kubernetes service account (metadata only) and its eks.amazonaws.com/role-arn annotation.',
   },
 );
 

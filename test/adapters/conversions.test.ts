@@ -101,6 +101,18 @@ describe('toKubeNode', () => {
     });
   });
 
+  it('keeps when the Ready condition last changed (lastTransitionTime), for "NotReady since …"', () => {
+    const node = toKubeNode({
+      metadata: { name: 'n' },
+      status: {
+        conditions: [
+          { type: 'Ready', status: 'Unknown', lastTransitionTime: new Date('2026-11-20T09:58:00Z') },
+        ],
+      },
+    });
+    expect(node.readySince).toBe('2026-11-20T09:58:00.000Z');
+  });
+
   it('leaves Ready unknown when the node reports no Ready condition', () => {
     expect(toKubeNode({ metadata: { name: 'n' } }).ready).toBeUndefined();
   });

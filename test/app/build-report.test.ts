@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { buildReport, ReportRequestError } from '../../shared/app/build-report.ts';
+import {
+  assessWithWhatIfs,
+  buildReport,
+  type ClusterReport,
+  ReportRequestError,
+  renderReportMarkdown,
+} from '../../shared/app/build-report.ts';
+import { deletionChanges } from '../../shared/core/change.ts';
 import { MONITOR } from '../support/app-harness.ts';
 import { createFakeCluster } from '../support/fake-cluster.ts';
 import { createFakeSnapshotStore } from '../support/monitor.ts';
@@ -11,6 +18,32 @@ const settings = {
   monitorPrincipalArn: MONITOR,
   concurrency: 2,
 };
+
+describe('renderReportMarkdown', () => {
+  it('puts the current state of every cluster before any what-if', () => {
+    const clusters: ClusterReport[] = [
+      'a-karpenter-shares-last-nodegroup-role',
+      'c-yaml-slip-in-maproles',
+    ].map((name) => {
+      const s = loadScenario(name);
+      return {
+        cluster: name,
+        region: s.region,
+        source: 'stored',
+        capturedAt: s.capturedAt,
+        ...assessWithWhatIfs(s, deletionChanges(s)),
+      };
+    });
+    const md = renderReportMarkdown(clusters);
+    const parseFailure = md.indexOf('aws-auth/parse-failure');
+    const firstWhatIf = md.indexOf('What if: ');
+    expect(parseFailure).toBeGreaterThan(-1);
+    expect(firstWhatIf).toBeGreaterThan(parseFailure);
+    expect(md).toContain(
+      'What if: delete node group general (eu-west-1/a-karpenter-shares-last-nodegroup-role)',
+    );
+  });
+});
 
 describe('buildReport', () => {
   it('answers who loses access if each node group is deleted, as JSON with Markdown inside', async () => {

@@ -112,6 +112,11 @@ describe('handleEksEvent', () => {
       .join('\n');
     await handleEksEvent(deps, loadRecord('delete-nodegroup'));
     expect(criticalOf(h.slack.delivered).length).toBeGreaterThan(0);
+    // the 2 nodes of the deleted node group are terminated with it: 3 Karpenter nodes lose access, not 5
+    const counts = h.slack.delivered
+      .filter((n) => n.finding.severity === 'critical')
+      .map((n) => n.finding.blastRadius?.nodeCount);
+    expect(counts).toEqual(counts.map(() => 3));
   });
 
   it('ignores failed calls without claiming anything', async () => {

@@ -69,12 +69,12 @@ describe('report (live)', () => {
     expect(err).toBe('');
     expect(code).toBe(1);
     for (const file of readdirSync(join(REPO_ROOT, 'scenarios')).filter((f) => f.endsWith('.json'))) {
-      expect(out).toContain(`=== Cluster ${file.slice(0, -5)} — account ${ACCOUNT}, region ${REGION} ===`);
+      expect(out).toContain(
+        `=== Current state: cluster ${file.slice(0, -5)} — account ${ACCOUNT}, region ${REGION} ===`,
+      );
     }
-    const section = out.slice(
-      out.indexOf(`=== Cluster ${KARPENTER} `),
-      out.indexOf('=== Cluster a-karpenter-shares-role'),
-    );
+    const start = out.indexOf(`=== What-ifs: cluster ${KARPENTER} `);
+    const section = out.slice(start, out.indexOf('=== ', start + 1));
     expect(section).toContain('What if: delete node group general');
     expect(section).toMatch(/CRITICAL\s+nodegroup\/deletion-orphans-role/);
     expect(section).toContain('3 other node(s)');
@@ -88,16 +88,24 @@ describe('report (live)', () => {
     expect(table).toMatch(/^CLUSTER +CRITICAL +HIGH +MEDIUM +LOW +INFO +WHAT-IF FINDINGS$/m);
     expect(table).toMatch(new RegExp(`^${YAML_SLIP} \\(${ACCOUNT}, ${REGION}\\) +2 +0 +0 +1 +0 +\\d+$`, 'm'));
     expect(table.split('\n')).toHaveLength(clusterCount + 2);
-    const start = out.indexOf(`=== Cluster ${YAML_SLIP} `);
-    const end = out.indexOf('=== Cluster ', start + 1);
-    const section = out.slice(start, end === -1 ? undefined : end);
+    const start = out.indexOf(`=== Current state: cluster ${YAML_SLIP} `);
+    const section = out.slice(start, out.indexOf('=== ', start + 1));
     const failure = section.search(/CRITICAL\s+aws-auth\/parse-failure/);
-    const firstWhatIf = section.search(/^What-if/m);
     expect(failure).toBeGreaterThan(-1);
-    expect(firstWhatIf).toBeGreaterThan(failure);
-    const shown = section.slice(failure, firstWhatIf);
+    expect(section).not.toMatch(/^What-if/m);
+    const shown = section.slice(failure);
     expect(shown).toContain('mapRoles line 14:1');
     expect(shown).toMatch(/Fix\n\s+Fix the YAML of mapRoles at mapRoles line 14:1/);
+  });
+
+  it('shows the current state of every cluster before any what-if, across clusters', async () => {
+    const { out } = await run(['report', '--region', REGION, '--fail-on', 'none']);
+    const heads = [...out.matchAll(/^=== (Current state|What-ifs): cluster (\S+) /gm)].map((m) => m[1]);
+    expect(heads.filter((h) => h === 'Current state')).toHaveLength(clusterCount);
+    expect(heads.lastIndexOf('Current state')).toBeLessThan(heads.indexOf('What-ifs'));
+    // no what-if section appears before the last cluster's current state
+    const lastState = out.lastIndexOf('=== Current state: ');
+    expect(out.slice(0, lastState)).not.toMatch(/^What-if/m);
   });
 
   it('exits 0 with --fail-on none and prints JSON with every what-if', async () => {
@@ -135,8 +143,8 @@ describe('report (live)', () => {
     expectErrorLines(err, 1);
     expect(err).toContain(`cluster ${YAML_SLIP} (${REGION}) could not be read`);
     expect(err).toContain('eks:DescribeCluster');
-    expect(out).toContain(`=== Cluster ${KARPENTER} `);
-    expect(out).not.toContain(`=== Cluster ${YAML_SLIP} `);
+    expect(out).toContain(`=== Current state: cluster ${KARPENTER} `);
+    expect(out).not.toContain(`=== Current state: cluster ${YAML_SLIP} `);
     expect(out).toContain('=== Could not be read ===');
     expect(out).toContain(`${clusterCount - 1} cluster(s) read in ${REGION}, 1 could not be read`);
   });
@@ -193,7 +201,10 @@ describe('report (live)', () => {
     ]);
     expect(code).toBe(1);
     expect(out.startsWith('# Summary: current-state findings by severity\n')).toBe(true);
-    expect(out).toContain(`\n# Cluster \`${KARPENTER}\` (account ${ACCOUNT}, region ${REGION})\n`);
+    expect(out).toContain(
+      `\n# Current state: cluster \`${KARPENTER}\` (account ${ACCOUNT}, region ${REGION})\n`,
+    );
+    expect(out.indexOf('\n# What-ifs: cluster ')).toBeGreaterThan(out.indexOf('\n# Current state: cluster '));
     expect(out).toContain('nodegroup/deletion-orphans-role');
     expect(out).toContain('aws eks create-access-entry');
     expect(

@@ -124,7 +124,7 @@ describe('report --snapshot', () => {
   it('reports the snapshot as text without reading anything live; html is report-only', async () => {
     const r = await run(['report', '--snapshot', scenario('healthy-api-mode')]);
     expect(r.code).toBe(0);
-    expect(r.out).toContain('=== Cluster prod');
+    expect(r.out).toContain('=== Current state: cluster prod');
     const assess = await run(['assess', '--snapshot', scenario('healthy-api-mode'), '--format', 'html']);
     expect(assess.code).toBe(2);
     const both = await run(['report', '--snapshot', scenario('healthy-api-mode'), '--region', 'eu-west-1']);

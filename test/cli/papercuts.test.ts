@@ -39,7 +39,7 @@ describe('issue 10 text output', () => {
     expect(out).not.toMatch(/^ {0,3}(`{3,}|~{3,})/m);
     const command = 'aws eks create-access-entry --cluster-name prod --region eu-west-1 \\';
     expect(out.split('\n').filter((line) => line === command)).toHaveLength(1);
-    expect(out).toMatch(/\n {4}--- sh ---\n# aws-auth is the only store[\s\S]*?\n {4}--- end ---\n/);
+    expect(out).toMatch(/\n {4}--- sh ---\n# Durable: access entries[\s\S]*?\n {4}--- end ---\n/);
     expect(out).toMatch(/\n {4}--- yaml ---\n- rolearn: arn:aws:iam::111122223333:role\/prod-node-role\n/);
   });
 });

@@ -11,6 +11,7 @@ import type { Finding } from '../../shared/core/model.ts';
 import {
   adminMapping,
   buildSnapshot,
+  ec2Entry,
   fargateMapping,
   fargateProfile,
   karpenterNodes,
@@ -135,6 +136,67 @@ describe('planAlerts', () => {
     expect(settled.records.find((r) => r.ruleId === 'nodegroup/deletion-orphans-role')?.status).toBe(
       'resolved',
     );
+  });
+
+  it('says "confirmed" (with the prediction), not "new", when the state finding a prediction foretold opens', () => {
+    const s = buildSnapshot({ compute: [...managedNodes(2), ...karpenterNodes(2)] });
+    const predicted = whatIf(s, { kind: 'delete-nodegroup', nodegroupName: 'general' }).findings;
+    const afterEvent = deliverAll(run([], predicted, { kind: 'change' }, '2026-11-29T09:59:00Z'));
+    const outage = assessSnapshot(broken(), { trigger: 'schedule' });
+    const followUp = run(afterEvent, outage, { kind: 'state' });
+    const notice = followUp.outbox.slack.find((n) => n.finding.ruleId === 'nodes/role-unauthorized');
+    expect(notice?.kind).toBe('confirmed');
+    expect(notice?.confirms).toEqual({
+      fingerprint: predicted[0]?.fingerprint,
+      ruleId: 'nodegroup/deletion-orphans-role',
+      title: predicted[0]?.title,
+      predictedAt: '2026-11-29T09:59:00Z',
+    });
+    // without an open prediction the same outage is simply new
+    expect(run([], outage, { kind: 'state' }).outbox.slack.map((n) => n.kind)).toEqual(['opened']);
+  });
+
+  it('never says "resolved" of a switch to API mode that came true: the damage stays open, named', () => {
+    const developers = `- rolearn: arn:aws:iam::111122223333:role/developers\n  username: "developer:{{SessionName}}"\n  groups:\n    - dev-team\n`;
+    const before = buildSnapshot({
+      mode: 'API_AND_CONFIG_MAP',
+      mapRoles: nodeMapping() + developers,
+      entries: [ec2Entry()],
+    });
+    const predicted = whatIf(before, { kind: 'set-auth-mode', mode: 'API' }).findings;
+    expect(predicted.map((f) => f.ruleId)).toEqual(['cluster/auth-mode-drops-principals']);
+    const afterEvent = deliverAll(run([], predicted, { kind: 'change' }));
+    const switched = structuredClone(before);
+    switched.cluster.authenticationMode = 'API';
+    const state = assessSnapshot(switched, { trigger: 'schedule' });
+    const followUp = run(afterEvent, state, { kind: 'state' }, '2026-11-29T10:01:00Z');
+    expect(followUp.outbox.sns.map((n) => [n.kind, n.finding.ruleId])).toEqual([
+      ['confirmed', 'cluster/api-mode-ignores-aws-auth'],
+    ]);
+    expect(followUp.outbox.sns[0]?.finding.title).toContain('role developers');
+    const settled = run(deliverAll(followUp), [], {
+      kind: 'settled',
+      fingerprints: predicted.map((f) => f.fingerprint),
+    });
+    expect(settled.outbox.sns).toEqual([]);
+    const open = settled.records.filter((r) => r.status === 'open').map((r) => r.ruleId);
+    expect(open).toEqual(['cluster/api-mode-ignores-aws-auth']);
+    // once the access entry exists the risk is really gone: then, and only then, "resolved"
+    const fixed = structuredClone(switched);
+    fixed.accessEntries = {
+      status: 'ok',
+      data: [
+        ec2Entry(),
+        ec2Entry('arn:aws:iam::111122223333:role/developers', {
+          type: 'STANDARD',
+          username: 'developer:{{SessionName}}',
+        }),
+      ],
+    };
+    const later = run(deliverAll(settled), assessSnapshot(fixed, { trigger: 'schedule' }), { kind: 'state' });
+    expect(later.outbox.sns.map((n) => [n.kind, n.finding.ruleId])).toEqual([
+      ['resolved', 'cluster/api-mode-ignores-aws-auth'],
+    ]);
   });
 
   it('reports a removed mapping once and closes it silently on the next evaluation', () => {

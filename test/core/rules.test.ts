@@ -32,6 +32,13 @@ const predict = (s: ClusterSnapshot, c: Change) => whatIf(s, c).findings;
 const withKarpenter = (o: Parameters<typeof buildSnapshot>[0] = {}) =>
   buildSnapshot({ compute: [...managedNodes(2), ...karpenterNodes(3)], ...o });
 
+const DEVELOPERS = `arn:aws:iam::${ACCOUNT}:role/developers`;
+const developersMapping = () =>
+  `- rolearn: ${DEVELOPERS}\n  username: "developer:{{SessionName}}"\n  groups:\n    - dev-team\n`;
+/** A cluster in API mode whose aws-auth still maps `developers`, with the given access entries. */
+const apiModeWithDevelopers = (entries = [ec2Entry()]) =>
+  buildSnapshot({ mode: 'API', mapRoles: nodeMapping() + developersMapping(), entries });
+
 /** Each rule: a situation where it must fire and a near-identical one where it must not. */
 const CASES: Record<string, RuleCases> = {
   'nodes/role-unauthorized': {
@@ -87,6 +94,16 @@ const CASES: Record<string, RuleCases> = {
         kind: 'set-auth-mode',
         mode: 'API',
       }),
+  },
+  'cluster/api-mode-ignores-aws-auth': {
+    fires: () => assess(apiModeWithDevelopers()),
+    silent: () =>
+      assess(
+        apiModeWithDevelopers([
+          ec2Entry(),
+          ec2Entry(DEVELOPERS, { type: 'STANDARD', kubernetesGroups: ['dev-team'] }),
+        ]),
+      ),
   },
   'access-entry/stale-principal': {
     fires: () => {
@@ -418,5 +435,43 @@ describe('fargate/entry-not-in-iac between snapshots', () => {
       fargateProfiles: [fargateProfile()],
     });
     expect(diffSnapshots(before, after).map((f) => f.ruleId)).not.toContain('fargate/entry-not-in-iac');
+  });
+});
+
+describe('cluster/api-mode-ignores-aws-auth', () => {
+  const of = (findings: Finding[]) =>
+    findings.filter((f) => f.ruleId === 'cluster/api-mode-ignores-aws-auth');
+
+  it('names who lost access and gives the access entry with the username aws-auth had', () => {
+    const [f] = of(assess(apiModeWithDevelopers()));
+    expect(f?.severity).toBe('high');
+    expect(f?.subject).toBe(`arn:aws:eks:eu-west-1:${ACCOUNT}:cluster/prod`);
+    expect(f?.title).toBe(
+      'prod runs in API mode: 1 principal(s) mapped only in aws-auth have lost access (role developers)',
+    );
+    expect(f?.remediation?.awsCli).toContain(
+      `--principal-arn ${DEVELOPERS} --username 'developer:{{SessionName}}' --kubernetes-groups dev-team`,
+    );
+    expect(f?.remediation?.terraform).toContain('user_name         = "developer:{{SessionName}}"');
+  });
+
+  it('is critical when node roles are among them, and counts their nodes', () => {
+    const [f] = of(assess(apiModeWithDevelopers([])));
+    expect(f?.severity).toBe('critical');
+    expect(f?.title).toContain('2 principal(s)');
+    expect(f?.title).toContain('node/Fargate roles of 2 node(s) among them');
+    expect(f?.remediation?.awsCli).toContain(`--principal-arn ${NODE_ROLE} --type EC2_LINUX`);
+  });
+
+  it('says nothing while the access entries could not be read (could not read is not empty)', () => {
+    const s = apiModeWithDevelopers();
+    s.accessEntries = { status: 'error', error: 'eks: AccessDenied ListAccessEntries' };
+    expect(of(assess(s))).toEqual([]);
+  });
+
+  it('stays silent in API_AND_CONFIG_MAP, where aws-auth still counts', () => {
+    const s = apiModeWithDevelopers();
+    s.cluster.authenticationMode = 'API_AND_CONFIG_MAP';
+    expect(of(assess(s))).toEqual([]);
   });
 });

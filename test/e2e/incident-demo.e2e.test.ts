@@ -72,7 +72,28 @@ describe('npm start: the incident demo', () => {
     expect(out).toContain('--principal-arn arn:aws:iam::111122223333:role/prod-node-role --type EC2_LINUX');
     expect(out).toContain('Subject: [CRITICAL] prod eu-west-1: nodegroup/deletion-orphans-role');
     expect(out).toMatch(/attributes: severity=critical ruleId=nodegroup\/deletion-orphans-role cluster=prod/);
+    // the counts it printed agree with the sandbox: 3 nodes lose access, 3 go NotReady (the 2
+    // nodes terminated with the node group are gone, not NotReady)
+    expect(out).toContain(
+      'Counts agree: the alert said 3 node(s) lose access; the sandbox saw 3 go NotReady.',
+    );
+    expect(lines.filter(([, what]) => /Ready=Unknown/.test(what))).toHaveLength(3);
+    // the follow-up says what it found: the predicted outage, confirmed
+    expect(out).toMatch(
+      /follow-up #1 of DeleteNodegroup\n.*\n\s+→ confirmed \(the prediction came true, the damage stays open\) nodes\/role-unauthorized/,
+    );
   });
+
+  for (const id of ['b', 'c']) {
+    it(`scenario ${id}: the counts the alert printed agree with the sandbox's NotReady lines, exit 0`, async () => {
+      const { code, out } = await demo('--scenario', id);
+      expect(out).toMatch(
+        /^Counts agree: the alert said (\d+) node\(s\) lose access; the sandbox saw \1 go NotReady\.$/m,
+      );
+      expect(code).toBe(0);
+      if (id === 'b') expect(out).not.toContain('running pods keep running');
+    });
+  }
 
   it('scenario e: the alert on the switch to API mode arrives before EKS applies it, exit 0', async () => {
     const { code, out } = await demo('--scenario', 'e');
@@ -81,6 +102,18 @@ describe('npm start: the incident demo', () => {
     const lines = timeline(out);
     expect(firstAt(lines, /^Slack received/)).toBeLessThan(firstAt(lines, /authentication mode is now API/));
     expect(out).toContain('cluster/auth-mode-drops-principals');
+    expect(out).toContain("--username 'developer:{{SessionName}}'");
+    expect(out).toContain(
+      'Counts agree: the alert said 1 aws-auth principal(s) lose access; the sandbox saw 1 lose it.',
+    );
+    // it ends with the damage still open and named, never "Resolved"
+    expect(out).not.toMatch(/Resolved/);
+    expect(out).toMatch(
+      /HIGH · Confirmed · prod runs in API mode: 1 principal\(s\) mapped only in aws-auth have lost access \(role developers\)/,
+    );
+    expect(out).toContain('Prediction confirmed: "Switching prod to API mode drops 1 aws-auth principal(s)"');
+    const last = out.slice(out.lastIndexOf('Slack received'));
+    expect(last).toContain('Confirmed');
   });
 
   it('lists the scenarios in --help', async () => {

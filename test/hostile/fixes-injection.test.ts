@@ -132,8 +132,10 @@ describe('fixes built from hostile aws-auth and access entries (issue 8, case 1)
     expect(calls).toHaveLength(1);
     expect(flagValue(calls[0] ?? [], '--principal-arn')).toEqual([EVIL_DEV_ROLE]);
     expect(flagValue(calls[0] ?? [], '--kubernetes-groups')).toEqual([SHELL_INJECTION]);
+    // the username aws-auth gave it is kept
+    expect(flagValue(calls[0] ?? [], '--username')).toEqual(['developer:{{SessionName}}']);
     const hcl = decodeHclDocument(fix.terraform ?? '');
-    expect(hcl.strings).toEqual([EVIL_DEV_ROLE, SHELL_INJECTION]);
+    expect(hcl.strings).toEqual([EVIL_DEV_ROLE, 'developer:{{SessionName}}', SHELL_INJECTION]);
   });
 
   it('access-entry/stale-principal: the delete, create and associate commands carry the ARN exactly', async () => {

@@ -1,5 +1,5 @@
 /**
- * Runs a generated shell script with stub `aws` and `terraform` as the only commands in PATH:
+ * Runs a generated shell script with stubs (`aws`, `terraform`, `eksctl`, `kubectl`) as the only commands in PATH:
  * each stub appends its name, argument count and arguments, NUL-separated, to a file, so the
  * test sees the exact argv; anything else the script tries to run fails with "not found" on
  * stderr. Test-only.
@@ -34,7 +34,7 @@ export function runWithStubs(shell: 'bash' | 'dash', script: string): StubRun {
   try {
     const bin = join(dir, 'bin');
     mkdirSync(bin);
-    for (const name of ['aws', 'terraform']) {
+    for (const name of ['aws', 'terraform', 'eksctl', 'kubectl']) {
       writeFileSync(join(bin, name), `#!/bin/sh\nprintf '%s\\0' "${name}" "$#" "$@" >> "$OUT"\n`);
       chmodSync(join(bin, name), 0o755);
     }

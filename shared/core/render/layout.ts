@@ -3,7 +3,7 @@
  * the size bound (keep the most severe findings whole, count the rest) and code fences.
  * Pure; imports nothing but core types.
  */
-import type { Notice } from '../alerts.ts';
+import type { ConfirmedPrediction, Notice } from '../alerts.ts';
 import type { SimulationEffect } from '../engine.ts';
 import {
   type Actor,
@@ -313,4 +313,9 @@ export function fixCode(r: Remediation): Array<{ label: string; code: string; la
   return all.flatMap(({ label, code, language }) =>
     code === undefined || code.trim().length === 0 ? [] : [{ label, code, language }],
   );
+}
+
+/** `Prediction confirmed: "<title>" (cluster/auth-mode-drops-principals, 12:00:01Z) happened.` */
+export function confirmationLine(p: ConfirmedPrediction): string {
+  return `Prediction confirmed: "${oneLine(p.title)}" (${oneLine(p.ruleId)}, predicted ${oneLine(p.predictedAt)}) happened; the damage is open until this finding resolves.`;
 }

@@ -13,7 +13,7 @@
  */
 import type { Notice, NoticeKind } from '../alerts.ts';
 import type { Finding, Severity } from '../model.ts';
-import { actorLine, fixCode, noticeOrder, oneLine, plural, sanitize } from './layout.ts';
+import { actorLine, confirmationLine, fixCode, noticeOrder, oneLine, plural, sanitize } from './layout.ts';
 
 export const SLACK_LIMITS = {
   maxBlocks: 50,
@@ -76,6 +76,7 @@ const EMOJI: Record<Severity, string> = {
 const KIND_LABEL: Record<NoticeKind, string> = {
   opened: 'New',
   escalated: 'Escalated',
+  confirmed: 'Confirmed',
   resolved: 'Resolved',
 };
 
@@ -213,6 +214,7 @@ export function renderSlackNotice(notice: Notice, detail: Detail = 'full'): Slac
   });
   const by = actorLine(f.actor);
   if (by !== undefined) blocks.push(plainText(by, 500, 'Changed by: '));
+  if (notice.confirms !== undefined) blocks.push(plainText(confirmationLine(notice.confirms), 500));
   const detailText = f.detail.trim();
   if (resolved) {
     blocks.push(

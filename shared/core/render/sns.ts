@@ -16,7 +16,15 @@ import type { Notice, NoticeKind } from '../alerts.ts';
 import { type Finding, type Severity, severityRank } from '../model.ts';
 import { jsonText } from '../quote/json.ts';
 import { findingToJson } from './json.ts';
-import { clusterLabel, fitBlocks, noticeOrder, omittedLine, oneLine, plural } from './layout.ts';
+import {
+  clusterLabel,
+  confirmationLine,
+  fitBlocks,
+  noticeOrder,
+  omittedLine,
+  oneLine,
+  plural,
+} from './layout.ts';
 import { renderMarkdown } from './markdown.ts';
 import { utf8Bytes } from './slack.ts';
 import { renderText } from './text.ts';
@@ -52,7 +60,12 @@ export interface SnsRenderOptions {
   maxMessageBytes?: number;
 }
 
-const KIND_WORD: Record<NoticeKind, string> = { opened: 'NEW', escalated: 'ESCALATED', resolved: 'RESOLVED' };
+const KIND_WORD: Record<NoticeKind, string> = {
+  opened: 'NEW',
+  escalated: 'ESCALATED',
+  confirmed: 'CONFIRMED',
+  resolved: 'RESOLVED',
+};
 
 /** Printable ASCII only (others become `?`), one line, at most `max` characters. */
 export function asciiSafe(text: string, max: number): string {
@@ -80,7 +93,7 @@ export function snsSubject(notices: readonly Notice[]): string {
   const tag =
     kinds.length === 1 && kinds[0] === 'resolved'
       ? '[RESOLVED]'
-      : `[${highest(notices.filter((n) => n.kind !== 'resolved')).toUpperCase()}${kinds.length === 1 && kinds[0] === 'escalated' ? ', escalated' : ''}]`;
+      : `[${highest(notices.filter((n) => n.kind !== 'resolved')).toUpperCase()}${kinds.length === 1 && (kinds[0] === 'escalated' || kinds[0] === 'confirmed') ? `, ${kinds[0]}` : ''}]`;
   const rules = distinct(notices.map((n) => n.finding.ruleId));
   const what =
     notices.length === 1
@@ -182,7 +195,13 @@ export function snsJson(
       const one = { truncated: false };
       const finding = clip(findingToJson(n.finding), level, one);
       if (one.truncated) mark.truncated = true;
-      return { kind: n.kind, at: n.at, ...(one.truncated ? { truncated: true } : {}), finding };
+      return {
+        kind: n.kind,
+        at: n.at,
+        ...(n.confirms ? { confirms: n.confirms } : {}),
+        ...(one.truncated ? { truncated: true } : {}),
+        finding,
+      };
     }),
   };
   if (mark.truncated) doc.truncated = true;
@@ -190,7 +209,8 @@ export function snsJson(
 }
 
 function noticeTitle(n: Notice): string {
-  return `${KIND_WORD[n.kind]}${n.kind === 'resolved' ? '' : ` ${n.finding.severity.toUpperCase()}`} at ${oneLine(n.at)}`;
+  const head = `${KIND_WORD[n.kind]}${n.kind === 'resolved' ? '' : ` ${n.finding.severity.toUpperCase()}`} at ${oneLine(n.at)}`;
+  return n.confirms === undefined ? head : `${head}. ${confirmationLine(n.confirms)}`;
 }
 
 /** The e-mail body: one section per notice, each whole (code blocks never cut), within `maxChars`. */

@@ -4,9 +4,9 @@ import {
   blastRadiusOf,
   eksCommand,
   nodeAccessRemediation,
+  nodesTimeToImpact,
   principalArnFlag,
   TIME_TO_IMPACT_FARGATE,
-  TIME_TO_IMPACT_NODES,
 } from '../remediation.ts';
 import { checkIdentity } from '../resolve.ts';
 import type { FindingDraft, Rule } from './types.ts';
@@ -15,6 +15,7 @@ export const accessEntryDeletionUnauthorizes: Rule = {
   id: 'access-entry/deletion-unauthorizes',
   severity: 'critical',
   kinds: ['change'],
+  confirmedBy: ['nodes/role-unauthorized', 'fargate/pod-execution-role-unauthorized'],
   title: 'Deleting an access entry leaves nodes, Fargate or the monitor without access',
   meaning:
     'The entry was what authorized a node role, a Fargate pod execution role or the monitor itself; nothing in aws-auth (or the mode) takes over.',
@@ -44,7 +45,10 @@ export const accessEntryDeletionUnauthorizes: Rule = {
             ? `Afterwards the role resolves through ${afterIdentity.source} as "${afterIdentity.username}", which is not a working ${first} identity.`
             : `Afterwards nothing authorizes the role in ${a.mode} mode.`,
           evidence: { before: before.identity, after: afterIdentity ?? null, mode: a.mode },
-          blastRadius: blastRadiusOf([consumer], fargate ? TIME_TO_IMPACT_FARGATE : TIME_TO_IMPACT_NODES),
+          blastRadius: blastRadiusOf(
+            [consumer],
+            fargate ? TIME_TO_IMPACT_FARGATE : nodesTimeToImpact([consumer]),
+          ),
           remediation: nodeAccessRemediation(b, change.principalArn, first),
         });
       }

@@ -1,4 +1,9 @@
-import { blastRadiusOf, nodeAccessRemediation, TIME_TO_IMPACT_FARGATE } from '../remediation.ts';
+import {
+  blastRadiusOf,
+  nodeAccessRemediation,
+  nodesTimeToImpact,
+  TIME_TO_IMPACT_FARGATE,
+} from '../remediation.ts';
 import { checkIdentity } from '../resolve.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
@@ -45,7 +50,11 @@ export const fargatePodExecutionRoleUnauthorized: Rule = {
               fargateProfiles: live.map((p) => p.name),
             },
           ],
-          TIME_TO_IMPACT_FARGATE,
+          nodesTimeToImpact(
+            [{ nodes: fargateNodes }],
+            TIME_TO_IMPACT_FARGATE,
+            'new Fargate pods cannot be scheduled',
+          ),
         ),
         remediation: nodeAccessRemediation(a, c.roleArn, 'fargate'),
       });

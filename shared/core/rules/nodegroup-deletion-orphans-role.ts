@@ -1,6 +1,6 @@
 import { nodeCountOf } from '../consumers.ts';
 import { principalKey } from '../principal.ts';
-import { blastRadiusOf, nodeAccessRemediation, TIME_TO_IMPACT_NODES } from '../remediation.ts';
+import { blastRadiusOf, nodeAccessRemediation, nodesTimeToImpact } from '../remediation.ts';
 import { checkIdentity } from '../resolve.ts';
 import { otherManagedNodegroupsUsing } from '../simulate.ts';
 import type { FindingDraft, Rule } from './types.ts';
@@ -9,6 +9,7 @@ export const nodegroupDeletionOrphansRole: Rule = {
   id: 'nodegroup/deletion-orphans-role',
   severity: 'critical',
   kinds: ['change'],
+  confirmedBy: ['nodes/role-unauthorized'],
   title: 'Deleting a node group removes a role from aws-auth that other compute still needs',
   meaning:
     'When a managed node group is deleted, EKS removes its node role from aws-auth unless another MANAGED node group uses it. Karpenter, self-managed and Fargate users of the role are not considered: their nodes can no longer authenticate.',
@@ -40,10 +41,8 @@ export const nodegroupDeletionOrphansRole: Rule = {
       (r) => checkIdentity(beforeIdentity, r).works && !checkIdentity(afterIdentity, r).works,
     );
     const wasMappedInAwsAuth = !!b.awsAuth?.roles.some((r) => r.rolearn?.toLowerCase() === key);
-    const radius = blastRadiusOf(
-      [{ ...left, nodes: left.nodes.filter((n) => n.kind !== 'fargate') }],
-      TIME_TO_IMPACT_NODES,
-    );
+    const ec2Nodes = { ...left, nodes: left.nodes.filter((n) => n.kind !== 'fargate') };
+    const radius = blastRadiusOf([ec2Nodes], nodesTimeToImpact([ec2Nodes]));
     const who = [
       ...left.nodeClasses.map((n) => `Karpenter EC2NodeClass ${n}`),
       ...left.nodegroups.map((n) => `node group ${n}`),
@@ -73,7 +72,12 @@ export const nodegroupDeletionOrphansRole: Rule = {
             after: afterIdentity ?? null,
           },
           blastRadius: radius,
-          remediation: nodeAccessRemediation(b, roleArn, firstReq),
+          remediation: nodeAccessRemediation(b, roleArn, firstReq, {
+            eksRemoves:
+              b.snapshot.awsAuth.status === 'ok' && b.snapshot.awsAuth.data.data.mapRoles !== undefined
+                ? { mapRolesBefore: b.snapshot.awsAuth.data.data.mapRoles }
+                : {},
+          }),
         } satisfies FindingDraft,
       ];
     }

@@ -1,5 +1,5 @@
 import { nodeCountOf } from '../consumers.ts';
-import { blastRadiusOf, nodeAccessRemediation, TIME_TO_IMPACT_NODES } from '../remediation.ts';
+import { blastRadiusOf, nodeAccessRemediation, nodesTimeToImpact } from '../remediation.ts';
 import { checkIdentity } from '../resolve.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
@@ -46,7 +46,7 @@ export const nodesRoleUnauthorized: Rule = {
           problems: why,
           requirements: reqs,
         },
-        blastRadius: blastRadiusOf([nodeConsumer], TIME_TO_IMPACT_NODES),
+        blastRadius: blastRadiusOf([nodeConsumer], nodesTimeToImpact([nodeConsumer])),
         remediation: nodeAccessRemediation(a, c.roleArn, first.req),
       });
     }

@@ -12,6 +12,7 @@ import { awsAuthParseFailure } from './aws-auth-parse-failure.ts';
 import { awsAuthRoleArnHasPath } from './aws-auth-role-arn-has-path.ts';
 import { awsAuthShadowedDuplicate } from './aws-auth-shadowed-duplicate.ts';
 import { clusterAdminGranted } from './cluster-admin-granted.ts';
+import { clusterApiModeIgnoresAwsAuth } from './cluster-api-mode-ignores-aws-auth.ts';
 import { clusterAuthModeDropsPrincipals } from './cluster-auth-mode-drops-principals.ts';
 import { clusterConfigmapOnlyMode } from './cluster-configmap-only-mode.ts';
 import { fargateEntryNotInIac } from './fargate-entry-not-in-iac.ts';
@@ -28,6 +29,7 @@ export const RULES: readonly Rule[] = [
   nodegroupDeletionOrphansRole,
   accessEntryDeletionUnauthorizes,
   clusterAuthModeDropsPrincipals,
+  clusterApiModeIgnoresAwsAuth,
   accessEntryStalePrincipal,
   fargateEntryNotInIac,
   awsAuthEntryRemoved,

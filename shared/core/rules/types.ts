@@ -43,6 +43,12 @@ export interface Rule {
   severity: Severity;
   /** When the rule runs: on a state, on a transition between two states, on a change. */
   kinds: readonly RuleKind[];
+  /**
+   * For a change rule: the state rules whose findings are the damage it predicts. When one of them
+   * opens on the same subject while the prediction is open, the prediction came true: that notice
+   * says "confirmed", and the prediction closes without a "resolved" (alerts.ts).
+   */
+  confirmedBy?: readonly string[];
   title: string;
   meaning: string;
   fix: string;

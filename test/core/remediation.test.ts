@@ -1,0 +1,119 @@
+/**
+ * Fixes that survive EKS's own next edit: the access entry first, then (CONFIG_MAP) the re-add
+ * after EKS removes the mapping, as eksctl and `kubectl patch`; and the time to impact of nodes the
+ * snapshot already shows NotReady.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseAwsAuth } from '../../shared/core/aws-auth/index.ts';
+import { assessSnapshot, whatIf } from '../../shared/core/engine.ts';
+import type { Finding } from '../../shared/core/model.ts';
+import { runWithStubs } from '../hostile/shell-stub.ts';
+import {
+  buildSnapshot,
+  fargateProfile,
+  karpenterNodes,
+  managedNodes,
+  NODE_ROLE,
+  nodeMapping,
+} from '../support/snapshot-builder.ts';
+
+const deletion = (mapRoles = nodeMapping()) =>
+  whatIf(buildSnapshot({ mapRoles, compute: [...managedNodes(2), ...karpenterNodes(3)] }), {
+    kind: 'delete-nodegroup',
+    nodegroupName: 'general',
+  }).findings.find((f) => f.ruleId === 'nodegroup/deletion-orphans-role') as Finding;
+
+describe('node access fix in CONFIG_MAP mode', () => {
+  it('puts the access entry first and never tells to map the role in aws-auth alone', () => {
+    const f = deletion();
+    const summary = f.remediation?.summary ?? '';
+    expect(summary).toMatch(/^Create an access entry of type EC2_LINUX for /);
+    expect(summary).toContain('re-add the mapping after EKS has removed it');
+    const cli = f.remediation?.awsCli ?? '';
+    const at = (s: string) => cli.indexOf(s);
+    expect(at('aws eks create-access-entry')).toBeGreaterThan(at('aws eks update-cluster-config'));
+    expect(at('eksctl create iamidentitymapping')).toBeGreaterThan(at('aws eks create-access-entry'));
+    expect(at('kubectl patch configmap/aws-auth')).toBeGreaterThan(at('eksctl create iamidentitymapping'));
+  });
+
+  it('writes eksctl and kubectl patch forms a shell passes exactly, restoring the mapping EKS removes', () => {
+    // a hostile mapRoles (quotes, $, a newline in a username) must survive both layers
+    const hostile = `${nodeMapping()}- rolearn: arn:aws:iam::111122223333:role/x\n  username: "it's $(id) \`x\`"\n  groups:\n    - dev\n`;
+    const f = deletion(hostile);
+    const run = runWithStubs('bash', `${f.remediation?.awsCli ?? ''}\n`);
+    expect(run.stderr).toBe('');
+    const eksctl = run.calls.find((c) => c[0] === 'eksctl');
+    expect(eksctl).toEqual([
+      'eksctl',
+      'create',
+      'iamidentitymapping',
+      '--cluster',
+      'prod',
+      '--region',
+      'eu-west-1',
+      '--arn',
+      NODE_ROLE,
+      '--username',
+      'system:node:{{EC2PrivateDNSName}}',
+      '--group',
+      'system:bootstrappers',
+      '--group',
+      'system:nodes',
+    ]);
+    const patch = run.calls.find((c) => c[0] === 'kubectl') ?? [];
+    const body = JSON.parse(patch[patch.indexOf('-p') + 1] ?? '{}') as { data: { mapRoles: string } };
+    expect(body.data.mapRoles).toBe(hostile);
+    expect(parseAwsAuth(body.data).roles.map((r) => r.rolearn)).toContain(NODE_ROLE);
+  });
+
+  it('leaves the kubectl patch out when mapRoles is too long to paste, and says so', () => {
+    const long = `${nodeMapping()}${Array.from({ length: 80 }, (_, i) => `- rolearn: arn:aws:iam::111122223333:role/team-${i}\n  username: team-${i}\n  groups:\n    - dev\n`).join('')}`;
+    const f = deletion(long);
+    expect(f.remediation?.awsCli).not.toContain('kubectl patch');
+    expect(f.remediation?.notes?.join(' ')).toContain('no kubectl patch form is shown');
+  });
+});
+
+describe('time to impact of nodes already NotReady', () => {
+  it('says the nodes are NotReady since when, not that they go NotReady within minutes', () => {
+    const nodes = karpenterNodes(3).map((n) => ({
+      ...n,
+      ready: 'Unknown' as const,
+      readySince: '2026-11-20T09:58:00Z',
+    }));
+    const s = buildSnapshot({ mapRoles: '', compute: nodes, nodegroups: [] });
+    const f = assessSnapshot(s).find((x) => x.ruleId === 'nodes/role-unauthorized');
+    expect(f?.blastRadius?.timeToImpact).toBe(
+      'all 3 node(s) already NotReady (Ready=Unknown, since 2026-11-20T09:58:00Z); new nodes fail to join',
+    );
+  });
+
+  it('tells apart the nodes already down from those still to go', () => {
+    const compute = [
+      ...managedNodes(2),
+      ...karpenterNodes(1).map((n) => ({ ...n, ready: 'Unknown' as const })),
+    ];
+    const f = assessSnapshot(buildSnapshot({ mapRoles: '', compute })).find(
+      (x) => x.ruleId === 'nodes/role-unauthorized',
+    );
+    expect(f?.blastRadius?.timeToImpact).toMatch(
+      /^1 node\(s\) already NotReady \(Ready=Unknown\); the other 2: new nodes fail to join at once; running nodes go NotReady within minutes/,
+    );
+  });
+
+  it('keeps "within minutes" for nodes that are still Ready', () => {
+    const f = assessSnapshot(buildSnapshot({ mapRoles: '' })).find(
+      (x) => x.ruleId === 'nodes/role-unauthorized',
+    );
+    expect(f?.blastRadius?.timeToImpact).toMatch(
+      /^new nodes fail to join at once; running nodes go NotReady within minutes/,
+    );
+  });
+
+  it('does not say running Fargate pods keep running: their nodes go NotReady too', () => {
+    const s = buildSnapshot({ mapRoles: nodeMapping(), fargateProfiles: [fargateProfile()] });
+    const f = assessSnapshot(s).find((x) => x.ruleId === 'fargate/pod-execution-role-unauthorized');
+    expect(f?.blastRadius?.timeToImpact).not.toContain('keep running');
+    expect(f?.blastRadius?.timeToImpact).toContain('go NotReady');
+  });
+});
