@@ -300,6 +300,10 @@ export interface BlastRadius {
   firstNodes: string[];
   /** Plain-language time to impact, e.g. "new nodes at once; running nodes NotReady within minutes". */
   timeToImpact: string;
+  /** Workload identity: the service accounts (`namespace/name`) whose pods lose their AWS credentials. */
+  serviceAccounts?: string[];
+  /** The namespaces of those service accounts. */
+  namespaces?: string[];
 }
 
 export interface Remediation {
@@ -308,6 +312,8 @@ export interface Remediation {
   awsCli?: string;
   terraform?: string;
   awsAuthYaml?: string;
+  /** The IAM trust-policy statements to add, as a JSON policy document. */
+  trustPolicyJson?: string;
   notes?: string[];
 }
 

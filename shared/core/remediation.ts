@@ -7,6 +7,7 @@ import { type ConsumerInventory, nodeCountOf, nodeLabel, type RoleConsumer } fro
 import type { AccessEntryType, BlastRadius, Remediation } from './model.ts';
 import { roleArnWithoutPath, roleNameOf } from './principal.ts';
 import { type HclItem, type HclValue, renderHcl } from './quote/hcl.ts';
+import { jsonText } from './quote/json.ts';
 import type { Rendered } from './quote/rendered.ts';
 import {
   CONTINUE,
@@ -79,6 +80,8 @@ export interface FixPlan {
   terraform?: { hcl: readonly HclItem[] } | { shell: ShellScript };
   /** One aws-auth list item. */
   awsAuth?: AwsAuthEntry;
+  /** A trust-policy document (the statements to add), written as JSON through `jsonText`. */
+  trustPolicy?: unknown;
   notes?: string[];
 }
 
@@ -104,6 +107,7 @@ export function renderFix(plan: FixPlan): Remediation {
   const tf = plan.terraform;
   put('terraform', tf && ('hcl' in tf ? renderHcl(tf.hcl) : renderShellScript(tf.shell)));
   put('awsAuthYaml', plan.awsAuth && renderAwsAuthEntry(plan.awsAuth));
+  if (plan.trustPolicy !== undefined) out.trustPolicyJson = jsonText(plan.trustPolicy, 2);
   const notes = [...(plan.notes ?? []), ...refused];
   if (notes.length > 0) out.notes = notes;
   return out;

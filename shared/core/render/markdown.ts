@@ -90,6 +90,7 @@ function renderFindingBlock(f: Finding): string {
       `- Fargate profiles: ${list(br.fargateProfiles)}`,
     ];
     if (br.nodeClasses.length > 0) lines.push(`- Node classes: ${list(br.nodeClasses)}`);
+    if (br.serviceAccounts?.length) lines.push(`- Service accounts: ${list(br.serviceAccounts)}`);
     lines.push(
       `- Nodes: ${nodesLabel(br.nodeCount, br.firstNodes, inlineCode)}`,
       `- Time to impact: ${escapeMarkdown(oneLine(br.timeToImpact)) || '—'}`,

@@ -91,6 +91,7 @@ function renderFindingBlock(f: Finding, color: boolean): string {
     lines.push(field('node groups', list(br.nodegroups), '    '));
     lines.push(field('Fargate profiles', list(br.fargateProfiles), '    '));
     if (br.nodeClasses.length > 0) lines.push(field('node classes', list(br.nodeClasses), '    '));
+    if (br.serviceAccounts?.length) lines.push(field('service accounts', list(br.serviceAccounts), '    '));
     lines.push(
       field(
         'nodes',
