@@ -262,7 +262,12 @@ export type SourceName =
   | 'fargateProfiles'
   | 'compute'
   | 'karpenterNodeClasses'
-  | 'iamRoles';
+  | 'iamRoles'
+  | 'podIdentityAssociations'
+  | 'addons'
+  | 'oidcProviders'
+  | 'serviceAccounts'
+  | 'nodeRolePermissions';
 
 export const SOURCE_NAMES: readonly SourceName[] = [
   'awsAuth',
@@ -272,6 +277,11 @@ export const SOURCE_NAMES: readonly SourceName[] = [
   'compute',
   'karpenterNodeClasses',
   'iamRoles',
+  'podIdentityAssociations',
+  'addons',
+  'oidcProviders',
+  'serviceAccounts',
+  'nodeRolePermissions',
 ];
 
 // ---------------------------------------------------------------------------------------------

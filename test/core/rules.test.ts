@@ -18,6 +18,7 @@ import {
   nodegroup,
   nodeMapping,
 } from '../support/snapshot-builder.ts';
+import { WORKLOAD_IDENTITY_CASES } from '../support/workload-identity-builder.ts';
 
 type Scenario = () => Finding[];
 interface RuleCases {
@@ -205,6 +206,7 @@ const CASES: Record<string, RuleCases> = {
     },
     silent: () => assess(buildSnapshot()),
   },
+  ...WORKLOAD_IDENTITY_CASES,
 };
 
 describe('rule catalog', () => {

@@ -245,6 +245,7 @@ describe('evaluateTrustPolicy: conditions', () => {
     expect(tag.decision).toBe('unknown');
     const variable = policy({
       ...POD_IDENTITY,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: an IAM policy variable, literally
       Condition: { StringEquals: { 'aws:SourceAccount': '${aws:PrincipalAccount}' } },
     });
     expect(decision(variable, pods('sts:AssumeRole'))).toBe('unknown');
