@@ -39,6 +39,7 @@ export type WhatIfRequest =
   | { option: 'delete-nodegroup'; value: string }
   | { option: 'delete-fargate-profile'; value: string }
   | { option: 'delete-access-entry'; value: string }
+  | { option: 'delete-role'; value: string }
   | { option: 'auth-mode'; value: AuthenticationMode }
   | { option: 'event'; value: string };
 

@@ -70,6 +70,11 @@ export const OPTIONS = {
   'delete-nodegroup': { type: 'string', value: 'NAME', description: 'delete a managed node group' },
   'delete-fargate-profile': { type: 'string', value: 'NAME', description: 'delete a Fargate profile' },
   'delete-access-entry': { type: 'string', value: 'ARN', description: 'delete an access entry' },
+  'delete-role': {
+    type: 'string',
+    value: 'ARN',
+    description: 'delete an IAM role: what breaks for nodes, Fargate, Pod Identity and IRSA',
+  },
   'auth-mode': {
     type: 'string',
     value: 'MODE',
@@ -144,6 +149,7 @@ export const WHATIF_CHANGES = [
   'delete-nodegroup',
   'delete-fargate-profile',
   'delete-access-entry',
+  'delete-role',
   'auth-mode',
   'event',
   'terraform-plan',

@@ -247,6 +247,25 @@ export function nodeAccessRemediation(a: Analysis, roleArn: string, req: NodeReq
   };
 }
 
+/** The compute's role was deleted: no mapping helps until a role of that name exists again. */
+export function deletedRoleRemediation(a: Analysis, roleArn: string, req: NodeRequirement): FixPlan {
+  const service = req === 'fargate' ? 'eks-fargate-pods.amazonaws.com' : 'ec2.amazonaws.com';
+  const fix = nodeAccessRemediation(a, roleArn, req);
+  return {
+    summary: `Re-create the IAM role ${roleArn} (same name and path, trusted by ${service}, with its policies), then give it the node identity again: an access entry is bound to the old role ID.`,
+    ...(fix.cli ? { cli: fix.cli } : {}),
+    ...(fix.terraform ? { terraform: fix.terraform } : {}),
+    ...(fix.awsAuth ? { awsAuth: fix.awsAuth } : {}),
+    notes: [
+      'A re-created role gets a new role ID: delete and re-create access entries for it (terraform apply -replace).',
+      ...(fix.notes ?? []),
+    ],
+  };
+}
+
+/** The problem a deleted compute role has, whatever maps it. */
+export const ROLE_DELETED_PROBLEM = 'the IAM role does not exist (deleted): nothing can assume it';
+
 export function deleteAwsAuthMappingNote(): string {
   return 'Edit with `kubectl edit -n kube-system configmap/aws-auth`, or in the Terraform/Helm/GitOps source that owns it.';
 }

@@ -251,7 +251,8 @@ const serviceAccountSchema = meta(
   }),
   {
     id: 'ServiceAccount',
-    description: 'A Kubernetes service account (metadata only) and its eks.amazonaws.com/role-arn annotation.',
+    description:
+      'A Kubernetes service account (metadata only) and its eks.amazonaws.com/role-arn annotation.',
   },
 );
 

@@ -343,6 +343,21 @@ export function trustFix(
   };
 }
 
+/** Every role ARN the snapshot shows in use: compute, Pod Identity associations, IRSA annotations, roles read. */
+export function roleArnsInUse(s: ClusterSnapshot): string[] {
+  const arns: string[] = [];
+  for (const ng of okData(s.nodegroups) ?? []) arns.push(ng.nodeRole);
+  for (const fp of okData(s.fargateProfiles) ?? []) arns.push(fp.podExecutionRoleArn);
+  for (const nc of okData(s.karpenterNodeClasses) ?? []) if (nc.roleArn) arns.push(nc.roleArn);
+  for (const n of okData(s.compute) ?? []) if (n.roleArn) arns.push(n.roleArn);
+  for (const x of okData(s.podIdentityAssociations) ?? [])
+    arns.push(x.roleArn, ...(x.targetRoleArn ? [x.targetRoleArn] : []));
+  for (const sa of okData(s.serviceAccounts) ?? [])
+    if (sa.roleArnAnnotation) arns.push(sa.roleArnAnnotation.trim());
+  for (const r of okData(s.iamRoles) ?? []) arns.push(r.arn);
+  return arns.filter((a) => a !== '');
+}
+
 /** Service accounts by `namespace/name`, when the source was read. */
 export function serviceAccountIndex(s: ClusterSnapshot): Map<string, ServiceAccount> | undefined {
   const list = okData(s.serviceAccounts);

@@ -22,6 +22,9 @@ import { irsaTrustMissingClusterIssuer } from './irsa-trust-missing-cluster-issu
 import { monitorSourceUnavailable } from './monitor-source-unavailable.ts';
 import { nodegroupDeletionOrphansRole } from './nodegroup-deletion-orphans-role.ts';
 import { nodesRoleUnauthorized } from './nodes-role-unauthorized.ts';
+import { parityAccessDiffers } from './parity-access-differs.ts';
+import { parityAccessMissing } from './parity-access-missing.ts';
+import { parityWorkloadIdentityMissing } from './parity-workload-identity-missing.ts';
 import { podIdentityAgentMissing } from './pod-identity-agent-missing.ts';
 import { podIdentityNodeRoleCannotAssume } from './pod-identity-node-role-cannot-assume.ts';
 import { podIdentityRoleNotFound } from './pod-identity-role-not-found.ts';
@@ -60,6 +63,10 @@ export const RULES: readonly Rule[] = [
   irsaOidcProviderMissing,
   irsaRoleNotFound,
   workloadIdentityIrsaAndPodIdentity,
+  // Blue/green parity (`compare`)
+  parityAccessMissing,
+  parityAccessDiffers,
+  parityWorkloadIdentityMissing,
 ];
 
 export function ruleById(id: string): Rule | undefined {
