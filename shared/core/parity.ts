@@ -30,6 +30,7 @@ import {
   saLabel,
   type TrustStatementSpec,
   type TrustVerdict,
+  trustDocument,
   trustFix,
   trustVerdict,
 } from './workload-identity.ts';
@@ -372,7 +373,7 @@ export function podIdentityPlan(
       summary: `Move ${steps.length} IRSA service account(s) to EKS Pod Identity on ${target.cluster.name}: add the Pod Identity trust statement to ${trustRoles.length} role(s) and create the associations; then remove the eks.amazonaws.com/role-arn annotations and the issuer statements.`,
       cli,
       terraform: { hcl },
-      trustPolicy: { Version: '2012-10-17', Statement: [statement] },
+      trustPolicy: trustDocument([statement]),
       notes: ['Needs the eks-pod-identity-agent add-on, and Linux EC2 nodes (not Fargate, not Windows).'],
     },
   };

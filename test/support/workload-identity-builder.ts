@@ -3,7 +3,7 @@
  * IRSA cluster, each a fresh object the test may change, and the fire/silent cases of the ten
  * workload-identity rules for the catalog test.
  */
-import { assessSnapshot } from '../../shared/core/engine.ts';
+import { assessSnapshot, compareSnapshots } from '../../shared/core/engine.ts';
 import type {
   ClusterSnapshot,
   Finding,
@@ -191,6 +191,54 @@ export const WORKLOAD_IDENTITY_CASES: Record<string, { fires: () => Finding[]; s
         }),
       ),
     silent: () => assess(podIdentitySnapshot()),
+  },
+};
+
+const CI = `arn:aws:iam::${ACCOUNT}:role/ci-deploy`;
+const ci = (groups: string[]) => ({
+  principalArn: CI,
+  type: 'STANDARD' as const,
+  kubernetesGroups: groups,
+  accessPolicies: [],
+});
+const NEW_ISSUER_PATH = 'oidc.eks.eu-west-1.amazonaws.com/id/GREEN';
+
+/** The same cluster after a blue/green move: a new OIDC issuer, registered as a provider. */
+export function movedIssuer(s: ClusterSnapshot): ClusterSnapshot {
+  return {
+    ...s,
+    cluster: { ...s.cluster, oidcIssuer: `https://${NEW_ISSUER_PATH}` },
+    oidcProviders: {
+      status: 'ok',
+      data: [{ arn: `arn:aws:iam::${ACCOUNT}:oidc-provider/${NEW_ISSUER_PATH}`, url: NEW_ISSUER_PATH }],
+    },
+  };
+}
+
+export const PARITY_CASES: Record<string, { fires: () => Finding[]; silent: () => Finding[] }> = {
+  'parity/access-missing': {
+    fires: () => compareSnapshots(irsaSnapshot({ entries: [ci(['deployers'])] }), irsaSnapshot()),
+    silent: () =>
+      compareSnapshots(
+        irsaSnapshot({ entries: [ci(['deployers'])] }),
+        irsaSnapshot({ entries: [ci(['deployers'])] }),
+      ),
+  },
+  'parity/access-differs': {
+    fires: () =>
+      compareSnapshots(
+        irsaSnapshot({ entries: [ci(['deployers'])] }),
+        irsaSnapshot({ entries: [ci(['viewers'])] }),
+      ),
+    silent: () =>
+      compareSnapshots(
+        irsaSnapshot({ entries: [ci(['deployers'])] }),
+        irsaSnapshot({ entries: [ci(['deployers'])] }),
+      ),
+  },
+  'parity/workload-identity-missing': {
+    fires: () => compareSnapshots(irsaSnapshot(), movedIssuer(irsaSnapshot())),
+    silent: () => compareSnapshots(irsaSnapshot(), irsaSnapshot()),
   },
 };
 
