@@ -9,8 +9,9 @@ import { assessWithWhatIfs } from '../app/build-report.ts';
 import { type CaptureOutcome, captureSnapshot, captureSnapshots } from '../app/capture-snapshot.ts';
 import { listClusters } from '../app/list-clusters.ts';
 import { deletionChanges } from '../core/change.ts';
+import { podIdentityPlanOf } from '../core/compare.ts';
 import type { ClusterSnapshot } from '../core/model.ts';
-import { countBySeverity } from '../core/render/index.ts';
+import { countBySeverity, renderFixSection } from '../core/render/index.ts';
 import { safeErrorMessage } from '../errors.ts';
 import type { CaptureTarget } from '../ports.ts';
 import type { ParsedArgs, SnapshotSource } from './args.ts';
@@ -272,7 +273,8 @@ export async function runReport(args: ReportArgs, io: CliIo): Promise<number> {
       regions,
       clusters: reports.map((r) => {
         const cluster = clusterOf(r.snapshot);
-        return { cluster, ...clusterJson(cluster, r.assessed) };
+        const plan = podIdentityPlanOf(r.snapshot);
+        return { cluster, ...clusterJson(cluster, r.assessed), ...(plan ? { podIdentityPlan: plan } : {}) };
       }),
       unreadable,
     };
@@ -282,7 +284,17 @@ export async function runReport(args: ReportArgs, io: CliIo): Promise<number> {
       args.format,
       reports.map((r) => ({ cluster: clusterOf(r.snapshot), assessed: r.assessed })),
     );
-    const parts = [table, ...reports.map((r, i) => renderCluster(io, args, r, i === 0))];
+    const parts = [
+      table,
+      ...reports.map((r, i) => {
+        const block = renderCluster(io, args, r, i === 0);
+        const plan = podIdentityPlanOf(r.snapshot);
+        const heading = `IRSA → Pod Identity plan for ${r.snapshot.clusterName}`;
+        return plan
+          ? `${block}\n${renderFixSection(args.format === 'markdown' ? 'markdown' : 'text', heading, plan.remediation)}`
+          : block;
+      }),
+    ];
     if (unreadable.length > 0) {
       parts.push(
         args.format === 'markdown'
