@@ -364,6 +364,24 @@ export function serviceAccountIndex(s: ClusterSnapshot): Map<string, ServiceAcco
   return list && new Map(list.map((sa) => [saLabel(sa.namespace, sa.name), sa] as const));
 }
 
+/**
+ * The associations by ID, each with its service account (undefined when none of that name exists);
+ * undefined when either source was not read.
+ */
+export function associationsWithAccounts(
+  s: ClusterSnapshot,
+): Array<{ x: PodIdentityAssociation; label: string; account: ServiceAccount | undefined }> | undefined {
+  const associations = okData(s.podIdentityAssociations);
+  const index = serviceAccountIndex(s);
+  if (!associations || !index) return undefined;
+  return [...associations]
+    .sort((p, q) => (p.associationId < q.associationId ? -1 : p.associationId > q.associationId ? 1 : 0))
+    .map((x) => {
+      const label = saLabel(x.namespace, x.serviceAccount);
+      return { x, label, account: index.get(label) };
+    });
+}
+
 /** IRSA service accounts: those whose annotation names a role. */
 export function irsaAccounts(s: ClusterSnapshot): ServiceAccount[] | undefined {
   return okData(s.serviceAccounts)?.filter((sa) => (sa.roleArnAnnotation ?? '').trim() !== '');

@@ -1,5 +1,5 @@
 import { eksCommand } from '../remediation.ts';
-import { okData, saLabel, serviceAccountBlastRadius, serviceAccountIndex } from '../workload-identity.ts';
+import { associationsWithAccounts, serviceAccountBlastRadius } from '../workload-identity.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 export const podIdentityServiceAccountMissing: Rule = {
@@ -11,13 +11,9 @@ export const podIdentityServiceAccountMissing: Rule = {
     'EKS does not check that the service account exists. An association for a missing (misspelt, renamed, deleted) service account gives no pod anything; the pods that should use it run without its role.',
   fix: 'Create the service account, fix the name, or delete the association.',
   evaluate({ current: a }) {
-    const associations = okData(a.snapshot.podIdentityAssociations);
-    const index = serviceAccountIndex(a.snapshot);
-    if (!associations || !index) return [];
     const out: FindingDraft[] = [];
-    for (const x of [...associations].sort((p, q) => (p.associationId < q.associationId ? -1 : 1))) {
-      const label = saLabel(x.namespace, x.serviceAccount);
-      if (index.has(label)) continue;
+    for (const { x, label, account } of associationsWithAccounts(a.snapshot) ?? []) {
+      if (account) continue;
       out.push({
         severity: 'low',
         subject: label,

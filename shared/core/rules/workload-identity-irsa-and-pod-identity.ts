@@ -1,5 +1,5 @@
 import { eksCommand } from '../remediation.ts';
-import { okData, saLabel, serviceAccountBlastRadius, serviceAccountIndex } from '../workload-identity.ts';
+import { associationsWithAccounts, serviceAccountBlastRadius } from '../workload-identity.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 export const workloadIdentityIrsaAndPodIdentity: Rule = {
@@ -11,13 +11,9 @@ export const workloadIdentityIrsaAndPodIdentity: Rule = {
     'Pods get both a web identity token (IRSA) and the Pod Identity container credentials. Which one an SDK uses depends on its credential provider chain (most check web identity before container credentials), so two SDKs in one pod may act as different roles.',
   fix: 'Keep one: remove the eks.amazonaws.com/role-arn annotation once the association works, or delete the association.',
   evaluate({ current: a }) {
-    const associations = okData(a.snapshot.podIdentityAssociations);
-    const index = serviceAccountIndex(a.snapshot);
-    if (!associations || !index) return [];
     const out: FindingDraft[] = [];
-    for (const x of [...associations].sort((p, q) => (p.associationId < q.associationId ? -1 : 1))) {
-      const label = saLabel(x.namespace, x.serviceAccount);
-      const irsa = (index.get(label)?.roleArnAnnotation ?? '').trim();
+    for (const { x, label, account } of associationsWithAccounts(a.snapshot) ?? []) {
+      const irsa = (account?.roleArnAnnotation ?? '').trim();
       if (irsa === '') continue;
       out.push({
         severity: 'low',
