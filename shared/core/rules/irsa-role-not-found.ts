@@ -21,7 +21,7 @@ export const irsaRoleNotFound: Rule = {
         severity: 'high',
         subject: roleArn,
         title: `IAM role ${roleArn} does not exist: ${names.length} IRSA service account(s) get no credentials`,
-        detail: `Annotated on ${names.join(', ')}. IAM answered NoSuchEntity for the role.`,
+        detail: `Annotated on ${names.join(', ')}. IAM has no role of that name (GetRole answers NoSuchEntity).`,
         evidence: { role: roleArn, serviceAccounts: names },
         blastRadius: serviceAccountBlastRadius(
           group.map((sa) => ({ namespace: sa.namespace, name: sa.name })),

@@ -28,7 +28,7 @@ export const podIdentityRoleNotFound: Rule = {
         detail: `Used by the association(s) ${group
           .map((u) => u.x.associationId)
           .sort()
-          .join(', ')}. IAM answered NoSuchEntity for the role.`,
+          .join(', ')}. IAM has no role of that name (GetRole answers NoSuchEntity).`,
         evidence: { role: first.arn, associations: group.map((u) => u.x.associationId).sort() },
         blastRadius: serviceAccountBlastRadius(users),
         remediation: {
