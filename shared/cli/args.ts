@@ -39,6 +39,7 @@ export type WhatIfRequest =
   | { option: 'delete-nodegroup'; value: string }
   | { option: 'delete-fargate-profile'; value: string }
   | { option: 'delete-access-entry'; value: string }
+  | { option: 'delete-role'; value: string }
   | { option: 'auth-mode'; value: AuthenticationMode }
   | { option: 'event'; value: string };
 
@@ -63,6 +64,7 @@ export type ParsedArgs =
   | ({ kind: 'whatif'; source: SnapshotSource; request: WhatIfRequest } & CommonArgs)
   | ({ kind: 'whatif-plan'; plan: string; source: PlanSnapshotSource } & CommonArgs)
   | ({ kind: 'whatif-aws-auth'; file: string; source: SnapshotSource } & CommonArgs)
+  | ({ kind: 'compare'; from: SnapshotSource; to: SnapshotSource } & CommonArgs)
   | ({
       kind: 'snapshot';
       /** undefined: every cluster of the Regions (--all). */
@@ -253,6 +255,41 @@ function planSource(
   return { kind: 'live', clusterNames, region };
 }
 
+/** `compare`'s side: `--from FILE` or `--from-cluster NAME [--from-region R]` (and `to`). */
+function compareSide(
+  values: Record<string, unknown>,
+  env: Record<string, string | undefined>,
+  side: 'from' | 'to',
+): SnapshotSource {
+  const command: CommandName = 'compare';
+  const file = values[side] as string | undefined;
+  const cluster = values[`${side}-cluster`] as string | undefined;
+  const region = values[`${side}-region`] as string | undefined;
+  if (file !== undefined && (cluster !== undefined || region !== undefined)) {
+    throw new CliError(
+      `compare takes --${side} FILE or --${side}-cluster NAME [--${side}-region R], not both`,
+      {
+        where: commandHint(command),
+      },
+    );
+  }
+  if (file !== undefined) return { kind: 'file', path: required(values, side, command) };
+  if (cluster === undefined) {
+    throw new CliError(`compare needs --${side} FILE or --${side}-cluster NAME`, {
+      where: commandHint(command),
+    });
+  }
+  if (region !== undefined && !isRegionCode(region.trim())) {
+    throw new CliError(`--${side}-region must be an AWS Region code (e.g. eu-west-1), not '${region}'`);
+  }
+  const regions = region === undefined ? parseRegions(undefined, env, command) : [region.trim()];
+  return {
+    kind: 'live',
+    clusterName: required(values, `${side}-cluster` as OptionName, command),
+    region: oneRegion(regions, command),
+  };
+}
+
 function parseConcurrency(value: string | undefined): number {
   if (value === undefined) return DEFAULT_CLUSTER_CONCURRENCY;
   const n = Number(value);
@@ -372,6 +409,13 @@ export function parseCommandLine(
           : { option, value };
       return { kind: 'whatif', source, request, ...common };
     }
+    case 'compare':
+      return {
+        kind: 'compare',
+        from: compareSide(values, env, 'from'),
+        to: compareSide(values, env, 'to'),
+        ...common,
+      };
     case 'snapshot': {
       const regions = parseRegions(values.region, env, command);
       const all = values.all === true;

@@ -3,9 +3,10 @@
  * help or version line loads none of the engine, the renderers, the zod schemas or `yaml`.
  */
 import { describeChange } from '../core/change.ts';
+import { compareClusters } from '../core/compare.ts';
 import { assessSnapshot, diffSnapshots, whatIf } from '../core/engine.ts';
 import { withActor } from '../core/model.ts';
-import { renderFindings } from '../core/render/index.ts';
+import { renderFindings, renderFixSection } from '../core/render/index.ts';
 import { RULES } from '../core/rules/registry.ts';
 import type { ParsedArgs } from './args.ts';
 import { runDemo } from './demo.ts';
@@ -92,6 +93,41 @@ export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<numbe
       // Loaded here: the plan schema and the pre-apply simulation serve only these two.
       const { runWhatIfAwsAuth, runWhatIfPlan } = await import('./whatif-plan.ts');
       return args.kind === 'whatif-plan' ? runWhatIfPlan(args, io) : runWhatIfAwsAuth(args, io);
+    }
+    case 'compare': {
+      const { snapshot: from } = await obtainSnapshot(io, args.from);
+      const { snapshot: to } = await obtainSnapshot(io, args.to);
+      const result = compareClusters(from, to, { trigger: 'manual' });
+      const options = renderOptions(io, args, {
+        title: `Parity of ${to.clusterName} (${to.region}) with ${from.clusterName} (${from.region})`,
+        cluster: clusterOf(to),
+      });
+      const body = renderFindings(args.format, result.findings, options);
+      const tool = toolInfo(await readVersion(io));
+      if (args.format === 'json') {
+        const report = JSON.parse(body) as Record<string, unknown>;
+        io.stdout(
+          stamped(
+            'json',
+            JSON.stringify({
+              ...report,
+              from: clusterOf(from),
+              ...(result.fixAll ? { fixAll: result.fixAll } : {}),
+              ...(result.podIdentityPlan ? { podIdentityPlan: result.podIdentityPlan } : {}),
+            }),
+            tool,
+          ),
+        );
+      } else {
+        const sections = [
+          ...(result.fixAll ? [renderFixSection(args.format, 'Fix all, in one block', result.fixAll)] : []),
+          ...(result.podIdentityPlan
+            ? [renderFixSection(args.format, 'IRSA → Pod Identity plan', result.podIdentityPlan.remediation)]
+            : []),
+        ];
+        io.stdout(stamped(args.format, [body.trimEnd(), ...sections].join('\n\n'), tool));
+      }
+      return exitFor(result.findings, args.failOn ?? 'critical');
     }
     case 'snapshot':
       return runSnapshot(args, io);

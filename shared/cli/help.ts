@@ -47,9 +47,11 @@ Usage:
   eks-auth-sentinel assess   (--snapshot FILE | --cluster NAME --region R)
   eks-auth-sentinel diff     --before FILE --after FILE
   eks-auth-sentinel whatif   (--snapshot FILE | --cluster NAME --region R) (--delete-nodegroup NAME |
-                             --delete-fargate-profile NAME | --delete-access-entry ARN | --auth-mode MODE |
-                             --event CLOUDTRAIL.json | --aws-auth FILE)
+                             --delete-fargate-profile NAME | --delete-access-entry ARN | --delete-role ARN |
+                             --auth-mode MODE | --event CLOUDTRAIL.json | --aws-auth FILE)
   eks-auth-sentinel whatif   --terraform-plan PLAN.json (--snapshot FILE | [--cluster A[,B]] --region R)
+  eks-auth-sentinel compare  (--from FILE | --from-cluster NAME [--from-region R])
+                             (--to FILE | --to-cluster NAME [--to-region R])
   eks-auth-sentinel snapshot (--cluster NAME --region R [--out FILE] | --all --region R[,R2]) [--store DIR]
   eks-auth-sentinel report   ([--cluster NAME] --region R[,R2] | --snapshot FILE) [--format html --out FILE]
   eks-auth-sentinel migrate  (--snapshot FILE | --cluster NAME --region R) [--format text|json|terraform|aws-cli]
@@ -98,6 +100,17 @@ says which. A plan that changes nothing auth-relevant prints so and exits 0.
 Exits 1 when the change causes a finding at or above --fail-on (default: critical); 2 on input that
 is not a plan or an aws-auth ConfigMap (with the JSON path or line), or on a plan that changes a
 cluster it was not given.
+`,
+  compare: `eks-auth-sentinel compare (--from FILE | --from-cluster NAME [--from-region R])
+                          (--to FILE | --to-cluster NAME [--to-region R]) [--format F] [--fail-on S]
+                          [--max-chars N]
+
+Blue/green parity: what the source cluster grants that the target does not — principals with
+access (access entries, aws-auth) and service accounts' AWS roles (Pod Identity, IRSA) — with
+the whole fix as one AWS CLI and one Terraform block, and the IRSA → Pod Identity plan that
+leaves no cluster in any trust policy.
+${optionLines(['from', 'from-cluster', 'from-region', 'to', 'to-cluster', 'to-region'])}
+Exits 1 when a finding is at or above --fail-on (default: critical).
 `,
   snapshot: `eks-auth-sentinel snapshot --cluster NAME --region R [--out FILE | --store DIR]
 eks-auth-sentinel snapshot --all --region R[,R2] [--store DIR] [--concurrency N]

@@ -9,8 +9,9 @@ import { assessWithWhatIfs } from '../app/build-report.ts';
 import { type CaptureOutcome, captureSnapshot, captureSnapshots } from '../app/capture-snapshot.ts';
 import { listClusters } from '../app/list-clusters.ts';
 import { deletionChanges } from '../core/change.ts';
+import { podIdentityPlanOf } from '../core/compare.ts';
 import type { ClusterSnapshot } from '../core/model.ts';
-import { countBySeverity } from '../core/render/index.ts';
+import { countBySeverity, renderFixSection } from '../core/render/index.ts';
 import { safeErrorMessage } from '../errors.ts';
 import type { CaptureTarget } from '../ports.ts';
 import type { ParsedArgs, SnapshotSource } from './args.ts';
@@ -263,7 +264,8 @@ export async function runReport(args: ReportArgs, io: CliIo): Promise<number> {
       regions,
       clusters: reports.map((r) => {
         const cluster = clusterOf(r.snapshot);
-        return { cluster, ...clusterJson(cluster, r.assessed) };
+        const plan = podIdentityPlanOf(r.snapshot);
+        return { cluster, ...clusterJson(cluster, r.assessed), ...(plan ? { podIdentityPlan: plan } : {}) };
       }),
       unreadable,
     };
@@ -274,7 +276,17 @@ export async function runReport(args: ReportArgs, io: CliIo): Promise<number> {
       reports.map((r) => ({ cluster: clusterOf(r.snapshot), assessed: r.assessed })),
     );
     const rows = reports.map((r) => ({ cluster: clusterOf(r.snapshot), assessed: r.assessed }));
-    const parts = [table, ...renderReportBlocks(io, args, rows)];
+    // The IRSA → Pod Identity plans come after every current state and what-if: advice, not alarm.
+    const plans = reports.flatMap((r) => {
+      const plan = podIdentityPlanOf(r.snapshot);
+      const heading = `IRSA → Pod Identity plan for ${r.snapshot.clusterName}`;
+      return plan
+        ? [
+            `\n${renderFixSection(args.format === 'markdown' ? 'markdown' : 'text', heading, plan.remediation)}`,
+          ]
+        : [];
+    });
+    const parts = [table, ...renderReportBlocks(io, args, rows), ...plans];
     if (unreadable.length > 0) {
       parts.push(
         args.format === 'markdown'

@@ -2,10 +2,11 @@
  * Turns `whatif`'s change option into a `Change`, checked against the snapshot: a name that is
  * not there is a usage error, not an empty simulation.
  */
-import type { Change } from '../core/change.ts';
+import { type Change, roleMatches, roleRefOfArn } from '../core/change.ts';
 import { parseEksEvent } from '../core/cloudtrail.ts';
 import type { Actor, ClusterSnapshot, Source } from '../core/model.ts';
 import { principalKey } from '../core/principal.ts';
+import { roleArnsInUse } from '../core/workload-identity.ts';
 import type { WhatIfRequest } from './args.ts';
 import { CliError } from './errors.ts';
 import { loadJsonFile } from './inputs.ts';
@@ -80,6 +81,22 @@ export async function resolveWhatIf(
         );
       }
       return { kind: 'change', change: { kind: 'delete-access-entry', principalArn: entry.principalArn } };
+    }
+    case 'delete-role': {
+      const role = roleRefOfArn(request.value.trim());
+      if (role === undefined) {
+        throw new CliError(
+          `--delete-role needs an IAM role ARN (arn:aws:iam::<account>:role/<name>), not '${request.value}'`,
+        );
+      }
+      const users = roleArnsInUse(snapshot);
+      if (!users.some((arn) => roleMatches(arn, role))) {
+        throw new CliError(
+          `no node, Fargate profile, Pod Identity association or service account of cluster ${cluster} uses role ${request.value} (${have([...new Set(users)].sort())})`,
+          { where: snapshotPath },
+        );
+      }
+      return { kind: 'change', change: { kind: 'delete-role', role } };
     }
     case 'auth-mode':
       return { kind: 'change', change: { kind: 'set-auth-mode', mode: request.value } };

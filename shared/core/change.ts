@@ -4,8 +4,47 @@
  * snapshot with EKS's documented side effects; `hasSettled` tells when a later snapshot shows it
  * done; `deletionChanges` lists the deletions a report asks "what if" about.
  */
-import type { AccessEntry, AssociatedAccessPolicy, AuthenticationMode, ClusterSnapshot } from './model.ts';
-import { principalKey } from './principal.ts';
+import type {
+  AccessEntry,
+  AssociatedAccessPolicy,
+  AuthenticationMode,
+  ClusterSnapshot,
+  PodIdentityAssociation,
+} from './model.ts';
+import { parseArn, principalKey, roleNameOf } from './principal.ts';
+
+/**
+ * An IAM role as IAM's own write calls name it: by name within an account. A CloudTrail record of
+ * `DeleteRole` or `UpdateAssumeRolePolicy` carries `roleName` only, never the role's path, so a
+ * role is matched by account + name (role names are unique per account, case-insensitively).
+ */
+export interface RoleRef {
+  accountId: string;
+  roleName: string;
+}
+
+/** The account and name of an IAM role ARN (any path), or undefined when `arn` is not one. */
+export function roleRefOfArn(arn: string): RoleRef | undefined {
+  const parsed = parseArn(arn);
+  if (parsed === undefined || parsed.service !== 'iam' || !parsed.resource.startsWith('role/'))
+    return undefined;
+  const roleName = roleNameOf(arn);
+  if (roleName === undefined || !/^\d{12}$/.test(parsed.account)) return undefined;
+  return { accountId: parsed.account, roleName };
+}
+
+/** Does the role ARN `arn` name the role `ref` (same account, same name, any path)? */
+export function roleMatches(arn: string, ref: RoleRef): boolean {
+  const parts = roleRefOfArn(arn);
+  return (
+    parts !== undefined &&
+    parts.accountId === ref.accountId &&
+    parts.roleName.toLowerCase() === ref.roleName.toLowerCase()
+  );
+}
+
+/** The EKS add-on Pod Identity needs on the cluster. */
+export const POD_IDENTITY_AGENT_ADDON = 'eks-pod-identity-agent';
 
 export type Change =
   | {
@@ -27,7 +66,33 @@ export type Change =
   | { kind: 'delete-access-entry'; principalArn: string }
   | { kind: 'associate-access-policy'; principalArn: string; policy: AssociatedAccessPolicy }
   | { kind: 'disassociate-access-policy'; principalArn: string; policyArn: string }
-  | { kind: 'set-auth-mode'; mode: AuthenticationMode };
+  | { kind: 'set-auth-mode'; mode: AuthenticationMode }
+  // Workload identity (Pod Identity, IRSA): EKS calls carry the cluster, IAM calls only the account.
+  | { kind: 'create-pod-identity-association'; association: PodIdentityAssociation }
+  | {
+      kind: 'update-pod-identity-association';
+      associationId: string;
+      /** Only what the call set; absent fields keep their value. */
+      roleArn?: string;
+      targetRoleArn?: string;
+      disableSessionTags?: boolean;
+    }
+  | {
+      kind: 'delete-pod-identity-association';
+      associationId: string;
+      /** From DeletePodIdentityAssociation's response, when known. */
+      association?: PodIdentityAssociation;
+    }
+  | { kind: 'update-addon'; addonName: string; addonVersion?: string }
+  | { kind: 'delete-addon'; addonName: string }
+  | { kind: 'delete-role'; role: RoleRef }
+  /** UpdateAssumeRolePolicy: the new trust policy as JSON text (URL-decoded; attacker-written). */
+  | { kind: 'update-role-trust'; role: RoleRef; trustPolicy: string }
+  /** DetachRolePolicy: a managed policy taken off a role (node roles: AmazonEKSWorkerNodePolicy). */
+  | { kind: 'detach-role-policy'; role: RoleRef; policyArn: string }
+  /** DeleteRolePolicy: an inline policy deleted from a role. */
+  | { kind: 'delete-role-policy'; role: RoleRef; policyName: string }
+  | { kind: 'delete-oidc-provider'; providerArn: string };
 
 export type ChangeKind = Change['kind'];
 
@@ -54,6 +119,28 @@ export function describeChange(change: Change): string {
       return `disassociate ${change.policyArn} from ${change.principalArn}`;
     case 'set-auth-mode':
       return `switch authentication mode to ${change.mode}`;
+    case 'create-pod-identity-association':
+      return `create Pod Identity association ${change.association.namespace}/${change.association.serviceAccount} → ${change.association.roleArn}`;
+    case 'update-pod-identity-association':
+      return `update Pod Identity association ${change.associationId}`;
+    case 'delete-pod-identity-association':
+      return change.association === undefined
+        ? `delete Pod Identity association ${change.associationId}`
+        : `delete Pod Identity association ${change.association.namespace}/${change.association.serviceAccount}`;
+    case 'update-addon':
+      return `update add-on ${change.addonName}`;
+    case 'delete-addon':
+      return `delete add-on ${change.addonName}`;
+    case 'delete-role':
+      return `delete IAM role ${change.role.roleName}`;
+    case 'update-role-trust':
+      return `rewrite the trust policy of IAM role ${change.role.roleName}`;
+    case 'detach-role-policy':
+      return `detach ${change.policyArn} from IAM role ${change.role.roleName}`;
+    case 'delete-role-policy':
+      return `delete inline policy ${change.policyName} of IAM role ${change.role.roleName}`;
+    case 'delete-oidc-provider':
+      return `delete IAM OIDC provider ${change.providerArn}`;
   }
 }
 
@@ -152,5 +239,71 @@ export function hasSettled(change: Change, s: ClusterSnapshot): boolean {
     }
     case 'set-auth-mode':
       return s.cluster.authenticationMode === change.mode && s.cluster.status === 'ACTIVE';
+    case 'create-pod-identity-association':
+    case 'update-pod-identity-association':
+    case 'delete-pod-identity-association':
+      return associationSettled(change, s);
+    case 'update-addon':
+    case 'delete-addon': {
+      if (s.addons?.status === 'absent') return true;
+      if (s.addons?.status !== 'ok') return false;
+      const addon = s.addons.data.find((a) => a.name === change.addonName);
+      if (addon === undefined) return true;
+      if (change.kind === 'delete-addon') return FAILED.test(addon.status ?? '');
+      return addon.status !== undefined && addon.status !== 'UPDATING';
+    }
+    case 'delete-role':
+    case 'update-role-trust': {
+      // IAM applies at once (eventually consistent within seconds): settled once the roles were read.
+      if (s.iamRoles.status !== 'ok') return false;
+      const role = change.role;
+      const found = s.iamRoles.data.find((r) => roleMatches(r.arn, role));
+      if (change.kind === 'delete-role') return found === undefined || found.state === 'missing';
+      return found === undefined || found.state === 'missing' || found.trustPolicy !== undefined;
+    }
+    case 'detach-role-policy':
+    case 'delete-role-policy':
+      // SimulatePrincipalPolicy of the next capture evaluates the role's policies as they are now.
+      return s.nodeRolePermissions?.status === 'ok' || s.nodeRolePermissions?.status === 'absent';
+    case 'delete-oidc-provider':
+      return (
+        s.oidcProviders?.status === 'ok' && !s.oidcProviders.data.some((p) => p.arn === change.providerArn)
+      );
+  }
+}
+
+function associationSettled(
+  change: Extract<
+    Change,
+    {
+      kind:
+        | 'create-pod-identity-association'
+        | 'update-pod-identity-association'
+        | 'delete-pod-identity-association';
+    }
+  >,
+  s: ClusterSnapshot,
+): boolean {
+  const source = s.podIdentityAssociations;
+  if (source?.status !== 'ok') return false;
+  switch (change.kind) {
+    case 'create-pod-identity-association': {
+      const a = change.association;
+      return source.data.some(
+        (x) =>
+          x.associationId === a.associationId ||
+          (x.namespace === a.namespace && x.serviceAccount === a.serviceAccount),
+      );
+    }
+    case 'update-pod-identity-association': {
+      const found = source.data.find((x) => x.associationId === change.associationId);
+      return (
+        found === undefined ||
+        ((change.roleArn === undefined || found.roleArn === change.roleArn) &&
+          (change.targetRoleArn === undefined || found.targetRoleArn === change.targetRoleArn))
+      );
+    }
+    case 'delete-pod-identity-association':
+      return !source.data.some((x) => x.associationId === change.associationId);
   }
 }

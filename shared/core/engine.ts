@@ -134,6 +134,19 @@ export function assessSince(
 }
 
 /**
+ * Blue/green parity: what `from` grants that `to` does not (access, workload identity). The
+ * findings are about `to`, the cluster that must match before traffic moves.
+ */
+export function compareSnapshots(
+  from: ClusterSnapshot,
+  to: ClusterSnapshot,
+  options: EvaluateOptions = {},
+): Finding[] {
+  const ctx = ctxOf(analyzeSnapshot(to), options, { previous: analyzeSnapshot(from) });
+  return sortFindings(run('parity', ctx, options.trigger ?? 'manual'));
+}
+
+/**
  * The finding for a cluster that could not be read at all (DescribeCluster failed): the monitor
  * is blind to all of it. Fingerprinted like every finding, so it alerts once, not every run.
  */

@@ -264,7 +264,12 @@ export type SourceName =
   | 'fargateProfiles'
   | 'compute'
   | 'karpenterNodeClasses'
-  | 'iamRoles';
+  | 'iamRoles'
+  | 'podIdentityAssociations'
+  | 'addons'
+  | 'oidcProviders'
+  | 'serviceAccounts'
+  | 'nodeRolePermissions';
 
 export const SOURCE_NAMES: readonly SourceName[] = [
   'awsAuth',
@@ -274,6 +279,11 @@ export const SOURCE_NAMES: readonly SourceName[] = [
   'compute',
   'karpenterNodeClasses',
   'iamRoles',
+  'podIdentityAssociations',
+  'addons',
+  'oidcProviders',
+  'serviceAccounts',
+  'nodeRolePermissions',
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -302,6 +312,10 @@ export interface BlastRadius {
   firstNodes: string[];
   /** Plain-language time to impact, e.g. "new nodes at once; running nodes NotReady within minutes". */
   timeToImpact: string;
+  /** Workload identity: the service accounts (`namespace/name`) whose pods lose their AWS credentials. */
+  serviceAccounts?: string[];
+  /** The namespaces of those service accounts. */
+  namespaces?: string[];
 }
 
 export interface Remediation {
@@ -310,6 +324,8 @@ export interface Remediation {
   awsCli?: string;
   terraform?: string;
   awsAuthYaml?: string;
+  /** The IAM trust-policy statements to add, as a JSON policy document. */
+  trustPolicyJson?: string;
   notes?: string[];
 }
 

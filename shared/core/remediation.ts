@@ -106,6 +106,8 @@ export interface FixPlan {
   terraform?: { hcl: readonly HclItem[] } | { shell: ShellScript };
   /** One aws-auth list item. */
   awsAuth?: AwsAuthEntry;
+  /** A trust-policy document (the statements to add), written as JSON through `jsonText`. */
+  trustPolicy?: unknown;
   notes?: string[];
 }
 
@@ -131,6 +133,7 @@ export function renderFix(plan: FixPlan): Remediation {
   const tf = plan.terraform;
   put('terraform', tf && ('hcl' in tf ? renderHcl(tf.hcl) : renderShellScript(tf.shell)));
   put('awsAuthYaml', plan.awsAuth && renderAwsAuthEntry(plan.awsAuth));
+  if (plan.trustPolicy !== undefined) out.trustPolicyJson = jsonText(plan.trustPolicy, 2);
   const notes = [...(plan.notes ?? []), ...refused];
   if (notes.length > 0) out.notes = notes;
   return out;
@@ -350,6 +353,25 @@ export function nodeAccessRemediation(
       : {}),
   };
 }
+
+/** The compute's role was deleted: no mapping helps until a role of that name exists again. */
+export function deletedRoleRemediation(a: Analysis, roleArn: string, req: NodeRequirement): FixPlan {
+  const service = req === 'fargate' ? 'eks-fargate-pods.amazonaws.com' : 'ec2.amazonaws.com';
+  const fix = nodeAccessRemediation(a, roleArn, req);
+  return {
+    summary: `Re-create the IAM role ${roleArn} (same name and path, trusted by ${service}, with its policies), then give it the node identity again: an access entry is bound to the old role ID.`,
+    ...(fix.cli ? { cli: fix.cli } : {}),
+    ...(fix.terraform ? { terraform: fix.terraform } : {}),
+    ...(fix.awsAuth ? { awsAuth: fix.awsAuth } : {}),
+    notes: [
+      'A re-created role gets a new role ID: delete and re-create access entries for it (terraform apply -replace).',
+      ...(fix.notes ?? []),
+    ],
+  };
+}
+
+/** The problem a deleted compute role has, whatever maps it. */
+export const ROLE_DELETED_PROBLEM = 'the IAM role does not exist (deleted): nothing can assume it';
 
 export function deleteAwsAuthMappingNote(): string {
   return 'Edit with `kubectl edit -n kube-system configmap/aws-auth`, or in the Terraform/Helm/GitOps source that owns it.';

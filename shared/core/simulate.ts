@@ -17,6 +17,7 @@ import {
   SESSION_NODE_USERNAME,
   WINDOWS_NODE_GROUPS,
 } from './resolve.ts';
+import { isWorkloadIdentityChange, simulateWorkloadIdentityChange } from './simulate-workload-identity.ts';
 
 export interface SimulationEffect {
   summary: string;
@@ -109,6 +110,10 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change): Simul
   const mode = s.cluster.authenticationMode;
   const effect = (summary: string, assumed = false) => effects.push({ summary, assumed });
 
+  if (isWorkloadIdentityChange(change)) {
+    simulateWorkloadIdentityChange(s, change, effect);
+    return { after: s, effects, removedFromAwsAuth: removed };
+  }
   switch (change.kind) {
     case 'delete-nodegroup': {
       const ng =

@@ -18,6 +18,7 @@ import {
   nodegroup,
   nodeMapping,
 } from '../support/snapshot-builder.ts';
+import { PARITY_CASES, WORKLOAD_IDENTITY_CASES } from '../support/workload-identity-builder.ts';
 
 type Scenario = () => Finding[];
 interface RuleCases {
@@ -222,6 +223,8 @@ const CASES: Record<string, RuleCases> = {
     },
     silent: () => assess(buildSnapshot()),
   },
+  ...WORKLOAD_IDENTITY_CASES,
+  ...PARITY_CASES,
 };
 
 describe('rule catalog', () => {

@@ -181,7 +181,8 @@ function changeSubjects(change: Change): string[] {
     case 'set-auth-mode':
       return [];
     default:
-      return [change.principalArn];
+      // Workload-identity changes (W1) name no access-entry principal.
+      return 'principalArn' in change ? [change.principalArn] : [];
   }
 }
 

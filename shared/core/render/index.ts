@@ -1,10 +1,10 @@
 /** Renderers of findings: text (terminal, e-mail), Markdown, JSON. Pure. */
-import type { Finding } from '../model.ts';
+import type { Finding, Remediation } from '../model.ts';
 import type { RenderFormat } from './formats.ts';
 import { renderJson } from './json.ts';
 import type { RenderOptions } from './layout.ts';
-import { renderMarkdown } from './markdown.ts';
-import { renderText } from './text.ts';
+import { renderFixMarkdown, renderMarkdown } from './markdown.ts';
+import { renderFixText, renderText } from './text.ts';
 
 export { RENDER_FORMATS, type RenderFormat } from './formats.ts';
 export { findingToJson, type JsonReport, renderJson, toJsonReport } from './json.ts';
@@ -20,6 +20,11 @@ export {
 } from './layout.ts';
 export { escapeMarkdown, inlineCode, renderMarkdown } from './markdown.ts';
 export { renderText } from './text.ts';
+
+/** A fix section outside the findings, for text and Markdown (JSON carries it as data). */
+export function renderFixSection(format: 'text' | 'markdown', heading: string, r: Remediation): string {
+  return format === 'text' ? renderFixText(heading, r) : renderFixMarkdown(heading, r);
+}
 
 /** Renders in the given format. */
 export function renderFindings(

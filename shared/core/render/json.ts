@@ -53,6 +53,8 @@ function blastRadiusJson(b: BlastRadius): Json {
     nodeCount: b.nodeCount,
     firstNodes: [...b.firstNodes],
     timeToImpact: b.timeToImpact,
+    ...(b.serviceAccounts === undefined ? {} : { serviceAccounts: [...b.serviceAccounts] }),
+    ...(b.namespaces === undefined ? {} : { namespaces: [...b.namespaces] }),
   };
 }
 
@@ -61,6 +63,7 @@ function remediationJson(r: Remediation): Json {
   if (r.awsCli !== undefined) out.awsCli = r.awsCli;
   if (r.terraform !== undefined) out.terraform = r.terraform;
   if (r.awsAuthYaml !== undefined) out.awsAuthYaml = r.awsAuthYaml;
+  if (r.trustPolicyJson !== undefined) out.trustPolicyJson = r.trustPolicyJson;
   if (r.notes !== undefined) out.notes = [...r.notes];
   return out;
 }

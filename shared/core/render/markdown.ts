@@ -3,7 +3,7 @@
  * is escaped so it cannot open a code fence, a heading or a table; identifiers go in inline code;
  * the fix is in fenced code blocks whose fence is longer than any backtick run inside.
  */
-import type { ClusterRef, Finding } from '../model.ts';
+import type { ClusterRef, Finding, Remediation } from '../model.ts';
 import {
   actorLine,
   type Block,
@@ -90,6 +90,7 @@ function renderFindingBlock(f: Finding): string {
       `- Fargate profiles: ${list(br.fargateProfiles)}`,
     ];
     if (br.nodeClasses.length > 0) lines.push(`- Node classes: ${list(br.nodeClasses)}`);
+    if (br.serviceAccounts?.length) lines.push(`- Service accounts: ${list(br.serviceAccounts)}`);
     lines.push(
       `- Nodes: ${nodesLabel(br.nodeCount, br.firstNodes, inlineCode)}`,
       `- Time to impact: ${escapeMarkdown(oneLine(br.timeToImpact)) || '—'}`,
@@ -142,6 +143,15 @@ function renderHead(findings: readonly Finding[], options: RenderOptions): strin
 }
 
 /** Renders findings as Markdown, most severe first, within `maxChars` (default 200 000). */
+/** A fix outside a finding (compare's whole list, the IRSA → Pod Identity plan). */
+export function renderFixMarkdown(heading: string, r: Remediation): string {
+  const parts = [`## ${escapeMarkdown(oneLine(heading))}`, prose(r.summary)];
+  for (const { label, code, language } of fixCode(r))
+    parts.push(`${label}:`, codeBlock(code, language).trimEnd());
+  if (r.notes?.length) parts.push(r.notes.map((n) => `- ${prose(n).replace(/\n/g, '\n  ')}`).join('\n'));
+  return `${parts.join('\n\n')}\n\n`;
+}
+
 export function renderMarkdown(findings: readonly Finding[], options: RenderOptions = {}): string {
   const sorted = sortFindings(findings);
   const compact = options.compact === true;

@@ -238,6 +238,7 @@ export function renderSlackNotice(notice: Notice, detail: Detail = 'full'): Slac
     if (br.nodegroups.length > 0) lines.push(`• Node groups: ${codeList(br.nodegroups, max)}`);
     if (br.fargateProfiles.length > 0) lines.push(`• Fargate profiles: ${codeList(br.fargateProfiles, max)}`);
     if (br.nodeClasses.length > 0) lines.push(`• Karpenter node classes: ${codeList(br.nodeClasses, max)}`);
+    if (br.serviceAccounts?.length) lines.push(`• Service accounts: ${codeList(br.serviceAccounts, max)}`);
     const firstNodes = br.firstNodes.filter((n) => oneLine(n).length > 0);
     if (firstNodes.length > 0) {
       const more = br.nodeCount - Math.min(firstNodes.length, max);

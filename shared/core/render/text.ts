@@ -4,7 +4,7 @@
  * frame lines (`    --- sh ---` … `    --- end ---`, no Markdown fences), never wrapped or
  * indented, so it can be copied exactly.
  */
-import type { Finding, Severity } from '../model.ts';
+import type { Finding, Remediation, Severity } from '../model.ts';
 import {
   actorLine,
   type Block,
@@ -91,6 +91,7 @@ function renderFindingBlock(f: Finding, color: boolean): string {
     lines.push(field('node groups', list(br.nodegroups), '    '));
     lines.push(field('Fargate profiles', list(br.fargateProfiles), '    '));
     if (br.nodeClasses.length > 0) lines.push(field('node classes', list(br.nodeClasses), '    '));
+    if (br.serviceAccounts?.length) lines.push(field('service accounts', list(br.serviceAccounts), '    '));
     lines.push(
       field(
         'nodes',
@@ -155,6 +156,14 @@ function renderHead(findings: readonly Finding[], options: RenderOptions): strin
 }
 
 /** Renders findings as terminal text, most severe first, within `maxChars` (default 200 000). */
+/** A fix outside a finding (compare's whole list, the IRSA → Pod Identity plan), framed as in a finding. */
+export function renderFixText(heading: string, r: Remediation): string {
+  let text = `${oneLine(heading)}\n${wrap(r.summary.trim(), WIDTH, '  ').join('\n')}\n`;
+  for (const { label, code, language } of fixCode(r)) text += `\n  ${label}:\n${framedCode(code, language)}`;
+  for (const note of r.notes ?? []) text += `${wrap(`- ${note.trim()}`, WIDTH, '  ').join('\n')}\n`;
+  return `${text}\n`;
+}
+
 export function renderText(findings: readonly Finding[], options: RenderOptions = {}): string {
   const color = options.color === true;
   const sorted = sortFindings(findings);

@@ -1,7 +1,9 @@
 import {
   blastRadiusOf,
+  deletedRoleRemediation,
   nodeAccessRemediation,
   nodesTimeToImpact,
+  ROLE_DELETED_PROBLEM,
   TIME_TO_IMPACT_FARGATE,
 } from '../remediation.ts';
 import { checkIdentity } from '../resolve.ts';
@@ -26,8 +28,11 @@ export const fargatePodExecutionRoleUnauthorized: Rule = {
       );
       if (live.length === 0) continue;
       const res = a.resolve(c.roleArn);
-      if (res.state === 'unknown') continue;
-      const check = checkIdentity(res.state === 'resolved' ? res.identity : undefined, 'fargate');
+      const deleted = a.roles?.get(c.key)?.state === 'missing';
+      if (res.state === 'unknown' && !deleted) continue;
+      const check = deleted
+        ? { works: false, problems: [ROLE_DELETED_PROBLEM] }
+        : checkIdentity(res.state === 'resolved' ? res.identity : undefined, 'fargate');
       if (check.works) continue;
       const fargateNodes = c.nodes.filter((n) => n.kind === 'fargate');
       const owners = (a.snapshot.awsAuth.status === 'ok' ? a.snapshot.awsAuth.data.managedFields : [])
@@ -38,7 +43,7 @@ export const fargatePodExecutionRoleUnauthorized: Rule = {
         subject: c.roleArn,
         title: `Fargate profile(s) ${live.map((p) => p.name).join(', ')}: pod execution role cannot authenticate`,
         detail:
-          `In ${a.mode} mode ${c.roleArn} ${res.state === 'resolved' ? `resolves through ${res.identity.source}` : 'is mapped nowhere'}: ${check.problems.join('; ')}. ${owners.length > 0 ? `mapRoles is written by ${owners.map((o) => o.manager).join(', ')}, which may have removed the entry EKS added.` : ''}`.trim(),
+          `In ${a.mode} mode ${c.roleArn} ${deleted ? 'is deleted' : res.state === 'resolved' ? `resolves through ${res.identity.source}` : 'is mapped nowhere'}: ${check.problems.join('; ')}. ${owners.length > 0 ? `mapRoles is written by ${owners.map((o) => o.manager).join(', ')}, which may have removed the entry EKS added.` : ''}`.trim(),
         evidence: { mode: a.mode, problems: check.problems, mapRolesManagers: owners },
         blastRadius: blastRadiusOf(
           [
@@ -56,7 +61,9 @@ export const fargatePodExecutionRoleUnauthorized: Rule = {
             'new Fargate pods cannot be scheduled',
           ),
         ),
-        remediation: nodeAccessRemediation(a, c.roleArn, 'fargate'),
+        remediation: deleted
+          ? deletedRoleRemediation(a, c.roleArn, 'fargate')
+          : nodeAccessRemediation(a, c.roleArn, 'fargate'),
       });
     }
     return out;

@@ -10,6 +10,11 @@ const WHAT: Record<SourceName, string> = {
   compute: 'nodes and instances',
   karpenterNodeClasses: 'Karpenter EC2NodeClasses',
   iamRoles: 'IAM roles',
+  podIdentityAssociations: 'Pod Identity associations',
+  addons: 'EKS add-ons',
+  oidcProviders: 'IAM OIDC providers',
+  serviceAccounts: 'Kubernetes service accounts',
+  nodeRolePermissions: "node roles' Pod Identity permission (iam:SimulatePrincipalPolicy)",
 };
 
 export const monitorSourceUnavailable: Rule = {
@@ -31,6 +36,11 @@ export const monitorSourceUnavailable: Rule = {
       ['compute', s.compute],
       ['karpenterNodeClasses', s.karpenterNodeClasses],
       ['iamRoles', s.iamRoles],
+      ['podIdentityAssociations', s.podIdentityAssociations],
+      ['addons', s.addons],
+      ['oidcProviders', s.oidcProviders],
+      ['serviceAccounts', s.serviceAccounts],
+      ['nodeRolePermissions', s.nodeRolePermissions],
     ];
     for (const [name, src] of sources) {
       if (src?.status !== 'error') continue;

@@ -1,5 +1,11 @@
 import { nodeCountOf } from '../consumers.ts';
-import { blastRadiusOf, nodeAccessRemediation, nodesTimeToImpact } from '../remediation.ts';
+import {
+  blastRadiusOf,
+  deletedRoleRemediation,
+  nodeAccessRemediation,
+  nodesTimeToImpact,
+  ROLE_DELETED_PROBLEM,
+} from '../remediation.ts';
 import { checkIdentity } from '../resolve.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
@@ -17,10 +23,16 @@ export const nodesRoleUnauthorized: Rule = {
       const reqs = [...c.requirements].filter((r) => r !== 'fargate').sort();
       if (reqs.length === 0) continue;
       const res = a.resolve(c.roleArn);
-      if (res.state === 'unknown') continue;
+      const deleted = a.roles?.get(c.key)?.state === 'missing';
+      if (res.state === 'unknown' && !deleted) continue;
       const identity = res.state === 'resolved' ? res.identity : undefined;
       const failing = reqs
-        .map((req) => ({ req, check: checkIdentity(identity, req) }))
+        .map((req) => ({
+          req,
+          check: deleted
+            ? { works: false, problems: [ROLE_DELETED_PROBLEM], degraded: [] }
+            : checkIdentity(identity, req),
+        }))
         .filter((f) => !f.check.works);
       const first = failing[0];
       if (!first) continue;
@@ -35,7 +47,9 @@ export const nodesRoleUnauthorized: Rule = {
             ? `${count} node(s) run with ${c.roleArn}, which cannot authenticate as a node`
             : `Compute configured with ${c.roleArn} cannot authenticate as a node`,
         detail: [
-          `In ${a.mode} mode the role ${res.state === 'resolved' ? `resolves through ${res.identity.source} (${res.identity.matchedBy})` : 'is mapped nowhere'}: ${why.join('; ')}.`,
+          deleted
+            ? `The IAM role ${c.roleArn} does not exist: no node can get its credentials, whatever aws-auth or access entries say.`
+            : `In ${a.mode} mode the role ${res.state === 'resolved' ? `resolves through ${res.identity.source} (${res.identity.matchedBy})` : 'is mapped nowhere'}: ${why.join('; ')}.`,
           count > 0
             ? 'Running nodes lose access to the API server and new nodes cannot register.'
             : 'New nodes launched with it cannot register.',
@@ -47,7 +61,9 @@ export const nodesRoleUnauthorized: Rule = {
           requirements: reqs,
         },
         blastRadius: blastRadiusOf([nodeConsumer], nodesTimeToImpact([nodeConsumer])),
-        remediation: nodeAccessRemediation(a, c.roleArn, first.req),
+        remediation: deleted
+          ? deletedRoleRemediation(a, c.roleArn, first.req)
+          : nodeAccessRemediation(a, c.roleArn, first.req),
       });
     }
     return out;

@@ -17,10 +17,23 @@ import { clusterAuthModeDropsPrincipals } from './cluster-auth-mode-drops-princi
 import { clusterConfigmapOnlyMode } from './cluster-configmap-only-mode.ts';
 import { fargateEntryNotInIac } from './fargate-entry-not-in-iac.ts';
 import { fargatePodExecutionRoleUnauthorized } from './fargate-pod-execution-role-unauthorized.ts';
+import { irsaOidcProviderMissing } from './irsa-oidc-provider-missing.ts';
+import { irsaRoleNotFound } from './irsa-role-not-found.ts';
+import { irsaTrustMissingClusterIssuer } from './irsa-trust-missing-cluster-issuer.ts';
 import { monitorSourceUnavailable } from './monitor-source-unavailable.ts';
 import { nodegroupDeletionOrphansRole } from './nodegroup-deletion-orphans-role.ts';
 import { nodesRoleUnauthorized } from './nodes-role-unauthorized.ts';
+import { parityAccessDiffers } from './parity-access-differs.ts';
+import { parityAccessMissing } from './parity-access-missing.ts';
+import { parityWorkloadIdentityMissing } from './parity-workload-identity-missing.ts';
+import { podIdentityAgentMissing } from './pod-identity-agent-missing.ts';
+import { podIdentityNodeRoleCannotAssume } from './pod-identity-node-role-cannot-assume.ts';
+import { podIdentityRoleNotFound } from './pod-identity-role-not-found.ts';
+import { podIdentityRoleTrustMissing } from './pod-identity-role-trust-missing.ts';
+import { podIdentityServiceAccountMissing } from './pod-identity-service-account-missing.ts';
+import { podIdentityUnsupportedCompute } from './pod-identity-unsupported-compute.ts';
 import type { Rule } from './types.ts';
+import { workloadIdentityIrsaAndPodIdentity } from './workload-identity-irsa-and-pod-identity.ts';
 
 export const RULES: readonly Rule[] = [
   nodesRoleUnauthorized,
@@ -41,6 +54,21 @@ export const RULES: readonly Rule[] = [
   accessEntryOrphaned,
   clusterConfigmapOnlyMode,
   monitorSourceUnavailable,
+  // Workload identity (Pod Identity, IRSA)
+  podIdentityRoleTrustMissing,
+  podIdentityRoleNotFound,
+  podIdentityAgentMissing,
+  podIdentityNodeRoleCannotAssume,
+  podIdentityUnsupportedCompute,
+  podIdentityServiceAccountMissing,
+  irsaTrustMissingClusterIssuer,
+  irsaOidcProviderMissing,
+  irsaRoleNotFound,
+  workloadIdentityIrsaAndPodIdentity,
+  // Blue/green parity (`compare`)
+  parityAccessMissing,
+  parityAccessDiffers,
+  parityWorkloadIdentityMissing,
 ];
 
 export function ruleById(id: string): Rule | undefined {

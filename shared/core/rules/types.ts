@@ -6,7 +6,7 @@ import type { FixPlan } from '../remediation.ts';
 export interface RuleContext {
   /** The state evaluated: the snapshot, or the simulated state after a change. */
   current: Analysis;
-  /** The earlier state: the previous snapshot (diff) or the state before the change (what-if). */
+  /** The earlier state: the previous snapshot (diff), the state before the change (what-if), or the source cluster (compare). */
   previous?: Analysis;
   change?: Change;
   /** The monitor's own IAM principal, so a change that blinds it is caught. */
@@ -35,7 +35,9 @@ export type RuleKind =
   /** Needs a previous state (diff, what-if). */
   | 'transition'
   /** Needs a change (event, what-if). */
-  | 'change';
+  | 'change'
+  /** Compares two clusters (`compare`): `previous` is the source, `current` the target. */
+  | 'parity';
 
 export interface Rule {
   id: string;
