@@ -2,7 +2,7 @@
  * One snapshot, analysed once: parsed aws-auth, the access index, the consumer inventory and the
  * IAM roles. Every rule reads from this; nothing here is recomputed per rule.
  */
-import { type ParsedAwsAuth, parseAwsAuth } from './aws-auth/index.ts';
+import { type ParsedAwsAuth, parseAwsAuthShared } from './aws-auth/index.ts';
 import { buildConsumers, type ConsumerInventory } from './consumers.ts';
 import {
   type AccessEntry,
@@ -59,7 +59,8 @@ function findDeadEntries(entries: AccessEntry[] | undefined, roles: Map<string, 
 
 export function analyzeSnapshot(snapshot: ClusterSnapshot): Analysis {
   const mode = snapshot.cluster.authenticationMode;
-  const awsAuth = snapshot.awsAuth.status === 'ok' ? parseAwsAuth(snapshot.awsAuth.data.data) : undefined;
+  const awsAuth =
+    snapshot.awsAuth.status === 'ok' ? parseAwsAuthShared(snapshot.awsAuth.data.data) : undefined;
   const accessEntries = snapshot.accessEntries.status === 'ok' ? snapshot.accessEntries.data : undefined;
   const roles =
     snapshot.iamRoles.status === 'ok'

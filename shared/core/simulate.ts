@@ -6,7 +6,7 @@
  * access, and marks the effect `assumed`.
  */
 import { SentinelError } from '../errors.ts';
-import { encodeAwsAuth, parseAwsAuth, type RoleMapping } from './aws-auth/index.ts';
+import { encodeAwsAuth, parseAwsAuthShared, type RoleMapping } from './aws-auth/index.ts';
 import type { Change } from './change.ts';
 import type { AccessEntry, AuthenticationMode, ClusterSnapshot, Nodegroup } from './model.ts';
 import { principalKey, roleArnWithoutPath } from './principal.ts';
@@ -63,7 +63,7 @@ function editMapRoles(
   edit: (roles: Array<Omit<RoleMapping, 'location'>>) => Array<Omit<RoleMapping, 'location'>>,
 ): boolean {
   if (s.awsAuth.status !== 'ok') return false;
-  const parsed = parseAwsAuth(s.awsAuth.data.data);
+  const parsed = parseAwsAuthShared(s.awsAuth.data.data);
   if (parsed.keyStatus.mapRoles === 'failed') return false;
   const roles = edit(parsed.roles.map(stripLocation));
   const encoded = encodeAwsAuth({ roles, users: [], accounts: [] });
@@ -104,7 +104,9 @@ function addAccessEntry(s: ClusterSnapshot, entry: AccessEntry): boolean {
 }
 
 export function simulateChange(snapshot: ClusterSnapshot, change: Change): Simulation {
-  const s = structuredClone(snapshot);
+  // A shallow copy: every case below replaces the top-level fields it changes, never edits inside
+  // them, so the 5,000-node lists etc. are shared with `snapshot` instead of copied per change.
+  const s: ClusterSnapshot = { ...snapshot };
   const effects: SimulationEffect[] = [];
   const removed: string[] = [];
   const mode = s.cluster.authenticationMode;

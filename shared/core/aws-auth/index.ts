@@ -29,6 +29,7 @@
 
 export { encodeAwsAuth, formatRoleMappingYaml } from './encode.ts';
 export { type ConfigMapManifestResult, configMapDataFromManifest } from './manifest.ts';
+export { parseAwsAuthShared, withAwsAuthMemo } from './memo.ts';
 export {
   AWS_AUTH_KEYS,
   type AwsAuthIssue,

@@ -8,6 +8,7 @@
  * breaks between the two halves and is whole again afterwards is reported as such.
  */
 import { analyzeSnapshot } from '../analysis.ts';
+import { withAwsAuthMemo } from '../aws-auth/index.ts';
 import type { Change } from '../change.ts';
 import { assessSnapshot, sortFindings, whatIfChanges } from '../engine.ts';
 import type { AccessEntry, ClusterSnapshot, Finding, IamRole } from '../model.ts';
@@ -293,6 +294,14 @@ export function simulateSteps(
   snapshot: ClusterSnapshot,
   steps: readonly SimulatedStep[],
   lineOf?: LineMapper,
+): StepsResult {
+  return withAwsAuthMemo(() => evaluateSteps(snapshot, steps, lineOf));
+}
+
+function evaluateSteps(
+  snapshot: ClusterSnapshot,
+  steps: readonly SimulatedStep[],
+  lineOf: LineMapper | undefined,
 ): StepsResult {
   const effects: SimulationEffect[] = [];
   const at: Attribution = { bySubject: new Map(), fallback: undefined };

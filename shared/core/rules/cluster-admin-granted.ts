@@ -4,9 +4,15 @@ import type { FindingDraft, Rule } from './types.ts';
 
 const ADMIN_POLICY = '/AmazonEKSClusterAdminPolicy';
 
+/** Per analysis: the rule also runs once per change of a plan, on the same two analyses. */
+const grantsOf = new WeakMap<Analysis, Map<string, string>>();
+
 /** Every grant of cluster-admin: aws-auth system:masters mappings and ClusterAdmin policy associations. */
 function adminGrants(a: Analysis): Map<string, string> {
+  const known = grantsOf.get(a);
+  if (known !== undefined) return known;
   const grants = new Map<string, string>();
+  grantsOf.set(a, grants);
   if (a.awsAuth && a.mode !== 'API') {
     for (const r of a.awsAuth.roles) {
       if (!r.groups.includes('system:masters')) continue;
