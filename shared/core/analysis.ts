@@ -2,7 +2,7 @@
  * One snapshot, analysed once: parsed aws-auth, the access index, the consumer inventory and the
  * IAM roles. Every rule reads from this; nothing here is recomputed per rule.
  */
-import { type ParsedAwsAuth, parseAwsAuthShared } from './aws-auth/index.ts';
+import { type ParsedAwsAuth, parseAwsAuthShared, withAwsAuthMemo } from './aws-auth/index.ts';
 import { buildConsumers, type ConsumerInventory } from './consumers.ts';
 import {
   type AccessEntry,
@@ -57,7 +57,33 @@ function findDeadEntries(entries: AccessEntry[] | undefined, roles: Map<string, 
   return dead;
 }
 
+/** Analyses made inside `withEvaluationMemo`, by snapshot object (states are not edited once made). */
+let analysed: WeakMap<ClusterSnapshot, Analysis> | undefined;
+
+/**
+ * Runs one evaluation (a plan's steps) with its analyses and aws-auth parses remembered: the
+ * state before is analysed once, a state an unchanged aws-auth passes through is not re-parsed.
+ * The snapshots handed to it and made inside it must not be edited in place while it runs.
+ */
+export function withEvaluationMemo<T>(fn: () => T): T {
+  if (analysed !== undefined) return fn();
+  analysed = new WeakMap();
+  try {
+    return withAwsAuthMemo(fn);
+  } finally {
+    analysed = undefined;
+  }
+}
+
 export function analyzeSnapshot(snapshot: ClusterSnapshot): Analysis {
+  const known = analysed?.get(snapshot);
+  if (known !== undefined) return known;
+  const a = analyze(snapshot);
+  analysed?.set(snapshot, a);
+  return a;
+}
+
+function analyze(snapshot: ClusterSnapshot): Analysis {
   const mode = snapshot.cluster.authenticationMode;
   const awsAuth =
     snapshot.awsAuth.status === 'ok' ? parseAwsAuthShared(snapshot.awsAuth.data.data) : undefined;

@@ -6,7 +6,7 @@
  * access, and marks the effect `assumed`.
  */
 import { SentinelError } from '../errors.ts';
-import { encodeAwsAuth, parseAwsAuthShared, type RoleMapping } from './aws-auth/index.ts';
+import { encodeAwsAuth, type ParsedAwsAuth, parseAwsAuthShared, type RoleMapping } from './aws-auth/index.ts';
 import type { Change } from './change.ts';
 import type { AccessEntry, AuthenticationMode, ClusterSnapshot, Nodegroup } from './model.ts';
 import { principalKey, roleArnWithoutPath } from './principal.ts';
@@ -57,6 +57,20 @@ function stripLocation(m: RoleMapping): Omit<RoleMapping, 'location'> {
   return rest;
 }
 
+/** mapRoles re-encoded unchanged, per parse (a plan's node-group steps re-add roles already mapped). */
+const unchangedEncoding = new WeakMap<ParsedAwsAuth, ReturnType<typeof encodeAwsAuth>>();
+
+function reencoded(
+  parsed: ParsedAwsAuth,
+  roles: Array<Omit<RoleMapping, 'location'>>,
+): ReturnType<typeof encodeAwsAuth> {
+  const known = unchangedEncoding.get(parsed);
+  if (known !== undefined) return known;
+  const encoded = encodeAwsAuth({ roles, users: [], accounts: [] });
+  unchangedEncoding.set(parsed, encoded);
+  return encoded;
+}
+
 /** Rewrite mapRoles of an ok aws-auth source. Returns false when aws-auth cannot be edited. */
 function editMapRoles(
   s: ClusterSnapshot,
@@ -65,8 +79,10 @@ function editMapRoles(
   if (s.awsAuth.status !== 'ok') return false;
   const parsed = parseAwsAuthShared(s.awsAuth.data.data);
   if (parsed.keyStatus.mapRoles === 'failed') return false;
-  const roles = edit(parsed.roles.map(stripLocation));
-  const encoded = encodeAwsAuth({ roles, users: [], accounts: [] });
+  const unchanged = parsed.roles.map(stripLocation);
+  const roles = edit(unchanged);
+  const encoded =
+    roles === unchanged ? reencoded(parsed, roles) : encodeAwsAuth({ roles, users: [], accounts: [] });
   const data = { ...s.awsAuth.data.data };
   if (encoded.mapRoles !== undefined && roles.length > 0) data.mapRoles = encoded.mapRoles;
   else delete data.mapRoles;

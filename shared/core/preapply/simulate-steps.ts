@@ -7,8 +7,7 @@
  * else the last step that touched its subject. For a replace that deletes before it creates, what
  * breaks between the two halves and is whole again afterwards is reported as such.
  */
-import { analyzeSnapshot } from '../analysis.ts';
-import { withAwsAuthMemo } from '../aws-auth/index.ts';
+import { analyzeSnapshot, withEvaluationMemo } from '../analysis.ts';
 import type { Change } from '../change.ts';
 import { assessSnapshot, sortFindings, whatIfChanges } from '../engine.ts';
 import type { AccessEntry, ClusterSnapshot, Finding, IamRole } from '../model.ts';
@@ -295,7 +294,7 @@ export function simulateSteps(
   steps: readonly SimulatedStep[],
   lineOf?: LineMapper,
 ): StepsResult {
-  return withAwsAuthMemo(() => evaluateSteps(snapshot, steps, lineOf));
+  return withEvaluationMemo(() => evaluateSteps(snapshot, steps, lineOf));
 }
 
 function evaluateSteps(
