@@ -154,7 +154,7 @@ export function benchTerraformPlan(runs = 7): PlanBenchRow[] {
 }
 
 const NOTE =
-  "Where the time goes: the evaluation itself is one what-if (two analyses and two state-rule runs, ≈ 2.5× assess, whatever the plan's size); each node-group or Fargate step copies the whole cluster and re-parses and re-encodes the 10k-entry mapRoles in `simulateChange` (shared/core/simulate.ts); the aws-auth step analyses the states around it once more to list what it unmaps; 1,000 access-entry deletions each run access-entry/deletion-unauthorizes.";
+  'Where the time goes: the evaluation is one what-if (states before and after analysed once each, within one plan evaluation aws-auth is parsed once per distinct content: `withEvaluationMemo`, shared/core/analysis.ts); what remains above assess is each node-group or Fargate step that really edits aws-auth re-encoding the 10k-entry mapRoles and the next state re-parsing it (`simulateChange`, shared/core/simulate.ts), and the aws-auth step listing what it unmaps.';
 
 export function terraformPlanMarkdown(rows: PlanBenchRow[]): string {
   const lines = [
