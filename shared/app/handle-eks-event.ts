@@ -199,6 +199,8 @@ function blindReaders(deps: HandleEksEventDeps): CaptureDeps {
     iam: {
       roleOfInstanceProfile: () => Promise.reject(notHere('iam', 'GetInstanceProfile')),
       getRole: () => Promise.reject(notHere('iam', 'GetRole')),
+      oidcProviders: () => Promise.reject(notHere('iam', 'ListOpenIDConnectProviders')),
+      simulateRoleAction: () => Promise.reject(notHere('iam', 'SimulatePrincipalPolicy')),
     },
   };
 }

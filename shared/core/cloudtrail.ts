@@ -56,7 +56,6 @@ import {
   type ClusterId,
 } from './model.ts';
 import { formatJsonPath } from './snapshot-schema.ts';
-import * as z from './zod-mini.ts';
 
 export const HANDLED_EKS_EVENTS = [
   'DeleteNodegroup',
