@@ -356,7 +356,8 @@ describe('serverless package (offline)', () => {
       ]),
     );
     const rules = ofType('AWS::Events::Rule');
-    expect(rules.length).toBe(2);
+    // The schedule, the EKS CloudTrail rule and the IAM CloudTrail rule (us-east-1 records).
+    expect(rules.length).toBe(3);
     for (const [id, rule] of rules) {
       for (const target of rule.Properties.Targets as Array<{
         Arn: unknown;
