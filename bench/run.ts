@@ -8,6 +8,10 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { benchCapture, captureMarkdown } from './capture.ts';
 import { benchCaptureMemory, captureMemoryMarkdown } from './capture-memory.ts';
+import {
+  benchCaptureWorkloadIdentity,
+  captureWorkloadIdentityMarkdown,
+} from './capture-workload-identity.ts';
 import { benchCliStart, cliStartMarkdown } from './cli-start.ts';
 import { benchColdStart, buildBundles, coldStartMarkdown } from './cold-start.ts';
 import { benchEngine, benchParseCompare, engineMarkdown } from './engine.ts';
@@ -36,6 +40,11 @@ const SECTIONS: Section[] = [
     id: 'capture',
     title: 'Live capture: sandbox account, 20 ms latency, EKS throttled at 20 calls/s',
     run: async () => captureMarkdown(await benchCapture()),
+  },
+  {
+    id: 'capture-workload-identity',
+    title: 'Capture with workload identity: 500 associations + 500 IRSA service accounts over 200 roles',
+    run: async () => captureWorkloadIdentityMarkdown(await benchCaptureWorkloadIdentity()),
   },
   {
     id: 'capture-memory',

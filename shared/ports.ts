@@ -13,6 +13,7 @@ import type { Change } from './core/change.ts';
 import type { Ec2Instance, KubeNode } from './core/compute.ts';
 import type {
   AccessEntry,
+  Addon,
   AuthenticationMode,
   AwsAuthConfigMap,
   ClusterId,
@@ -22,6 +23,10 @@ import type {
   IamRole,
   KarpenterNodeClass,
   Nodegroup,
+  OidcProvider,
+  PodIdentityAssociation,
+  RoleActionPermission,
+  ServiceAccount,
 } from './core/model.ts';
 
 /** The reader-level shapes the pure compute merge consumes (defined with it in the core). */
@@ -50,6 +55,8 @@ export interface ClusterDescription {
   endpoint?: string;
   /** Base64 of the cluster CA bundle (PEM), exactly as DescribeCluster returns it. */
   certificateAuthorityData?: string;
+  /** `identity.oidc.issuer` (https URL), for IRSA. */
+  oidcIssuer?: string;
 }
 
 /** EKS API of one Region. */
@@ -67,6 +74,10 @@ export interface EksReader {
    * `found: false` when the cluster's mode is `CONFIG_MAP` (access entries cannot exist).
    */
   accessEntries(clusterName: string): Promise<Lookup<AccessEntry[]>>;
+  /** ListPodIdentityAssociations + DescribePodIdentityAssociation for each. */
+  podIdentityAssociations(clusterName: string): Promise<PodIdentityAssociation[]>;
+  /** ListAddons; DescribeAddon only for the add-ons the rules need (`eks-pod-identity-agent`). */
+  addons(clusterName: string): Promise<Addon[]>;
 }
 
 /** EC2 API of one Region. */
@@ -83,8 +94,16 @@ export interface IamReader {
    * `found: false` when the instance profile does not exist or has no role.
    */
   roleOfInstanceProfile(instanceProfile: string): Promise<Lookup<string>>;
-  /** GetRole: `state: 'missing'` on NoSuchEntity; throws on anything else. */
+  /**
+   * GetRole: `state: 'missing'` on NoSuchEntity; throws on anything else. The trust policy
+   * (`AssumeRolePolicyDocument`, URL-decoded) comes with it; the capture keeps it only for roles
+   * of workload identity.
+   */
   getRole(roleArn: string): Promise<IamRole>;
+  /** ListOpenIDConnectProviders of the account (the URL from each ARN). */
+  oidcProviders(): Promise<OidcProvider[]>;
+  /** SimulatePrincipalPolicy of one role for one action: IAM's own decision over its policies. */
+  simulateRoleAction(roleArn: string, action: string): Promise<RoleActionPermission>;
 }
 
 /** Where a cluster's Kubernetes API is and how to trust it (from DescribeCluster). */
@@ -103,6 +122,8 @@ export interface KubeReader {
   nodes(cluster: KubeClusterRef): Promise<KubeNode[]>;
   /** `ec2nodeclasses.karpenter.k8s.aws/v1`; `found: false` when the CRD is not installed. */
   ec2NodeClasses(cluster: KubeClusterRef): Promise<Lookup<Ec2NodeClassSpec[]>>;
+  /** Service accounts of every namespace (list, metadata only: the IRSA role-arn annotation). */
+  serviceAccounts(cluster: KubeClusterRef): Promise<ServiceAccount[]>;
 }
 
 /** A cluster to capture or report on: its identity, the account optional (it defaults to the cluster ARN's). */

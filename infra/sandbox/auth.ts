@@ -97,7 +97,7 @@ export function createAccessEvaluator(world: World): AccessEvaluator {
 
 export interface KubeRequestTarget {
   verb: 'get' | 'list';
-  resource: 'configmaps' | 'nodes' | 'ec2nodeclasses' | 'version';
+  resource: 'configmaps' | 'nodes' | 'ec2nodeclasses' | 'serviceaccounts' | 'version';
   namespace?: string;
 }
 

@@ -127,6 +127,14 @@ function route(method: string, rawPath: string): Route | undefined {
       }
     }
   }
+  if (kind === 'pod-identity-associations') {
+    if (n === 3 && method === 'GET') return { operation: 'ListPodIdentityAssociations', ...base };
+    if (n === 4 && method === 'GET') return withParam('DescribePodIdentityAssociation', 'associationId', 3);
+  }
+  if (kind === 'addons') {
+    if (n === 3 && method === 'GET') return { operation: 'ListAddons', ...base };
+    if (n === 4 && method === 'GET') return withParam('DescribeAddon', 'addonName', 3);
+  }
   return undefined;
 }
 
@@ -479,6 +487,80 @@ function execute(deps: EksServiceDeps, r: Route, incoming: Incoming, region: str
       if (nextToken) body.nextToken = nextToken;
       return ok(body);
     }
+    case 'ListPodIdentityAssociations': {
+      const { page, nextToken } = paginate(c.podIdentityAssociations, incoming.query, `pia/${c.arn}`);
+      const associations = page.map((a) => ({
+        clusterName: c.name,
+        namespace: a.namespace,
+        serviceAccount: a.serviceAccount,
+        associationArn: associationArn(c, a.associationId),
+        associationId: a.associationId,
+      }));
+      return ok(nextToken ? { associations, nextToken } : { associations });
+    }
+    case 'DescribePodIdentityAssociation': {
+      const a = c.podIdentityAssociations.find((x) => x.associationId === r.params.associationId);
+      if (!a) {
+        throw new EksError(
+          404,
+          'ResourceNotFoundException',
+          `Association ${r.params.associationId} not found.`,
+          {
+            clusterName: c.name,
+          },
+        );
+      }
+      return ok({
+        association: {
+          clusterName: c.name,
+          namespace: a.namespace,
+          serviceAccount: a.serviceAccount,
+          roleArn: a.roleArn,
+          associationArn: associationArn(c, a.associationId),
+          associationId: a.associationId,
+          tags: {},
+          createdAt: epoch(a.createdAt ?? c.createdAt),
+          modifiedAt: epoch(a.modifiedAt ?? a.createdAt ?? c.createdAt),
+          disableSessionTags: a.disableSessionTags ?? false,
+          ...(a.targetRoleArn === undefined ? {} : { targetRoleArn: a.targetRoleArn, externalId: uuid() }),
+        },
+      });
+    }
+    case 'ListAddons': {
+      const { page, nextToken } = paginate(
+        c.addons.map((a) => a.name),
+        incoming.query,
+        `addons/${c.arn}`,
+      );
+      return ok(nextToken ? { addons: page, nextToken } : { addons: page });
+    }
+    case 'DescribeAddon': {
+      const a = c.addons.find((x) => x.name === r.params.addonName);
+      if (!a) {
+        throw new EksError(
+          404,
+          'ResourceNotFoundException',
+          `No addon: ${r.params.addonName} found in cluster: ${c.name}`,
+          {
+            clusterName: c.name,
+            addonName: r.params.addonName,
+          },
+        );
+      }
+      return ok({
+        addon: {
+          addonName: a.name,
+          clusterName: c.name,
+          status: a.status ?? 'ACTIVE',
+          addonVersion: a.version ?? 'v1.3.4-eksbuild.1',
+          health: { issues: a.healthIssues },
+          addonArn: `arn:aws:eks:${c.region}:${c.accountId}:addon/${c.name}/${a.name}/${c.name.length}`,
+          createdAt: epoch(c.createdAt),
+          modifiedAt: epoch(c.createdAt),
+          tags: {},
+        },
+      });
+    }
     case 'CreateNodegroup':
       return ok({ nodegroup: nodegroupJson(c, createNodegroup(deps, c, parseBody(incoming.body))) });
     case 'DeleteNodegroup':
@@ -607,6 +689,10 @@ function execute(deps: EksServiceDeps, r: Route, incoming: Incoming, region: str
 
 // -----------------------------------------------------------------------------------------------
 // Writes and their side effects
+
+function associationArn(c: ClusterState, associationId: string): string {
+  return `arn:aws:eks:${c.region}:${c.accountId}:podidentityassociation/${c.name}/${associationId}`;
+}
 
 function isWindows(amiType: string): boolean {
   return amiType.toUpperCase().startsWith('WINDOWS');

@@ -114,6 +114,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       );
     },
     iamRoles: world.iamRoles,
+    oidcProviders: world.oidcProviders,
     ssmParameters,
     cloudTrail: runtime.cloudTrail,
     sns: runtime.sns,

@@ -56,6 +56,8 @@ function kubeRoute(method: string, path: string): KubeRoute | undefined {
   if (path === '/version') return { operation: 'GetVersion', target: { verb: 'get', resource: 'version' } };
   if (path === '/api/v1/nodes')
     return { operation: 'ListNodes', target: { verb: 'list', resource: 'nodes' } };
+  if (path === '/api/v1/serviceaccounts')
+    return { operation: 'ListServiceAccounts', target: { verb: 'list', resource: 'serviceaccounts' } };
   const node = /^\/api\/v1\/nodes\/([^/]+)$/.exec(path);
   if (node) {
     return {
@@ -196,6 +198,29 @@ async function handleKube(
         apiVersion: 'v1',
         metadata: listMeta(world.nextResourceVersion(), page),
         items: page.items.map((n) => nodeJson(cluster, n)),
+      });
+      return;
+    }
+    case 'ListServiceAccounts': {
+      const page = paginate(cluster.serviceAccounts, incoming.query, `sa/${cluster.arn}`);
+      if ('error' in page) {
+        reply(410, status(410, page.error, 'Expired'));
+        return;
+      }
+      reply(200, {
+        kind: 'ServiceAccountList',
+        apiVersion: 'v1',
+        metadata: listMeta(world.nextResourceVersion(), page),
+        items: page.items.map((sa) => ({
+          metadata: {
+            name: sa.name,
+            namespace: sa.namespace,
+            uid: `${sa.namespace}-${sa.name}`,
+            ...(sa.roleArnAnnotation === undefined
+              ? {}
+              : { annotations: { 'eks.amazonaws.com/role-arn': sa.roleArnAnnotation } }),
+          },
+        })),
       });
       return;
     }

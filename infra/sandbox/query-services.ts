@@ -4,6 +4,7 @@
  * Every AWS request must carry a valid SigV4 signature of a sandbox principal.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { simulateAction } from './iam-policy-eval.ts';
 import { decodeToken, encodeToken, parseRoleArn, xmlEscape } from './ids.ts';
 import { type Incoming, type Principal, type Runtime, readIncoming, requestId, send } from './runtime.ts';
 import { parseQuery, type QueryParams, verifyRequest } from './sigv4.ts';
@@ -71,7 +72,12 @@ export function createQueryServer(runtime: Runtime, service: QueryService): Serv
     service === 'ec2'
       ? { DescribeInstances: describeInstances }
       : service === 'iam'
-        ? { GetInstanceProfile: getInstanceProfile, GetRole: getRole }
+        ? {
+            GetInstanceProfile: getInstanceProfile,
+            GetRole: getRole,
+            ListOpenIDConnectProviders: listOpenIdConnectProviders,
+            SimulatePrincipalPolicy: simulatePrincipalPolicy,
+          }
         : service === 'sts'
           ? { GetCallerIdentity: getCallerIdentity }
           : { Publish: publish };
@@ -430,7 +436,7 @@ function roleXml(ctx: QueryHandlerContext, name: string): string {
   if (!role || role.state === 'missing') {
     throw new QueryError(404, 'NoSuchEntity', `The role with name ${name} cannot be found.`);
   }
-  return `<Path>${xmlEscape(role.path)}</Path><RoleName>${xmlEscape(role.roleName)}</RoleName><RoleId>${role.roleId}</RoleId><Arn>${xmlEscape(role.arn)}</Arn><CreateDate>${role.createDate}</CreateDate><AssumeRolePolicyDocument>${TRUST_POLICY}</AssumeRolePolicyDocument><MaxSessionDuration>3600</MaxSessionDuration>`;
+  return `<Path>${xmlEscape(role.path)}</Path><RoleName>${xmlEscape(role.roleName)}</RoleName><RoleId>${role.roleId}</RoleId><Arn>${xmlEscape(role.arn)}</Arn><CreateDate>${role.createDate}</CreateDate><AssumeRolePolicyDocument>${role.trustPolicy === undefined ? TRUST_POLICY : xmlEscape(encodeURIComponent(role.trustPolicy))}</AssumeRolePolicyDocument><MaxSessionDuration>3600</MaxSessionDuration>`;
 }
 
 function getRole(ctx: QueryHandlerContext): { body: string } {
@@ -438,6 +444,37 @@ function getRole(ctx: QueryHandlerContext): { body: string } {
   if (!name) throw new QueryError(400, 'ValidationError', 'RoleName is required.');
   return {
     body: `<?xml version="1.0" encoding="UTF-8"?>\n<GetRoleResponse xmlns="${NAMESPACES.iam}"><GetRoleResult><Role>${roleXml(ctx, name)}</Role></GetRoleResult><ResponseMetadata><RequestId>${ctx.reqId}</RequestId></ResponseMetadata></GetRoleResponse>`,
+  };
+}
+
+function listOpenIdConnectProviders(ctx: QueryHandlerContext): { body: string } {
+  const members = ctx.runtime.world.oidcProviders
+    .map((arn) => `<member><Arn>${xmlEscape(arn)}</Arn></member>`)
+    .join('');
+  return {
+    body: `<?xml version="1.0" encoding="UTF-8"?>\n<ListOpenIDConnectProvidersResponse xmlns="${NAMESPACES.iam}"><ListOpenIDConnectProvidersResult><OpenIDConnectProviderList>${members}</OpenIDConnectProviderList></ListOpenIDConnectProvidersResult><ResponseMetadata><RequestId>${ctx.reqId}</RequestId></ResponseMetadata></ListOpenIDConnectProvidersResponse>`,
+  };
+}
+
+/** SimulatePrincipalPolicy of a role over its attached and inline policies (iam-policy-eval.ts). */
+function simulatePrincipalPolicy(ctx: QueryHandlerContext): { body: string } {
+  const source = one(ctx.params, 'PolicySourceArn');
+  if (!source) throw new QueryError(400, 'ValidationError', 'PolicySourceArn is required.');
+  const actions = parseIndexed(ctx.params, 'ActionNames.member');
+  if (actions.length === 0) throw new QueryError(400, 'ValidationError', 'ActionNames is required.');
+  const name = parseRoleArn(source)?.name;
+  const role = name === undefined ? undefined : ctx.runtime.world.iamRoles.get(name.toLowerCase());
+  if (!role || role.state === 'missing') {
+    throw new QueryError(400, 'NoSuchEntity', `The role with name ${name ?? source} cannot be found.`);
+  }
+  const results = actions
+    .map(
+      (action) =>
+        `<member><EvalActionName>${xmlEscape(action)}</EvalActionName><EvalResourceName>*</EvalResourceName><EvalDecision>${simulateAction(role, action)}</EvalDecision><MatchedStatements/><MissingContextValues/></member>`,
+    )
+    .join('');
+  return {
+    body: `<?xml version="1.0" encoding="UTF-8"?>\n<SimulatePrincipalPolicyResponse xmlns="${NAMESPACES.iam}"><SimulatePrincipalPolicyResult><IsTruncated>false</IsTruncated><EvaluationResults>${results}</EvaluationResults></SimulatePrincipalPolicyResult><ResponseMetadata><RequestId>${ctx.reqId}</RequestId></ResponseMetadata></SimulatePrincipalPolicyResponse>`,
   };
 }
 

@@ -5,12 +5,15 @@
 import type {
   AccessEntryType,
   AccessScope,
+  Addon,
   AuthenticationMode,
   ClusterSnapshot,
   ComputeKind,
   FargateSelector,
   HealthIssue,
   KarpenterNodeClass,
+  PodIdentityAssociation,
+  ServiceAccount,
 } from '../../shared/core/model.ts';
 
 export interface SandboxOptions {
@@ -173,6 +176,12 @@ export interface SandboxCluster {
   nodes: SandboxNode[];
   /** undefined = Karpenter's CRD is not installed (Kubernetes 404 on the list). */
   nodeClasses: KarpenterNodeClass[] | undefined;
+  /** EKS Pod Identity associations (ListPodIdentityAssociations / DescribePodIdentityAssociation). */
+  podIdentityAssociations: PodIdentityAssociation[];
+  /** EKS add-ons (ListAddons / DescribeAddon). */
+  addons: Addon[];
+  /** Kubernetes service accounts (list serviceaccounts), with the IRSA annotation. */
+  serviceAccounts: ServiceAccount[];
   /** Writes aws-auth `data` as a client would (default manager 'Terraform', operation 'Update'); creates it if absent. */
   putAwsAuth(
     data: Record<string, string>,
@@ -194,6 +203,12 @@ export interface SandboxIamRole {
   createDate: string;
   /** 'missing' → GetRole answers NoSuchEntity. */
   state: 'exists' | 'missing';
+  /** Trust policy JSON (GetRole returns it URL-encoded); undefined → trusts ec2.amazonaws.com. */
+  trustPolicy?: string;
+  /** Managed policy ARNs attached (SimulatePrincipalPolicy evaluates them). */
+  attachedPolicies?: string[];
+  /** Inline policies by name → JSON document. */
+  inlinePolicies?: Record<string, string>;
 }
 
 /** The environment a client needs; also indexable as Record<string, string>. */
@@ -226,6 +241,8 @@ export interface Sandbox {
   cluster(name: string, region?: string): SandboxCluster;
   /** IAM roles of the account, keyed by lower-cased role name. Editable. */
   iamRoles: Map<string, SandboxIamRole>;
+  /** IAM OIDC provider ARNs of the account (ListOpenIDConnectProviders). Editable. */
+  oidcProviders: string[];
   /** SSM parameters by name (GetParameter); seeded with `/eks-auth-sentinel/slack-webhook` → the Slack sink. Editable. */
   ssmParameters: Map<string, string>;
   cloudTrail: unknown[];

@@ -6,10 +6,13 @@
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type {
   AccessEntryType,
+  Addon,
   AuthenticationMode,
   ClusterSnapshot,
   ComputeNode,
   KarpenterNodeClass,
+  PodIdentityAssociation,
+  ServiceAccount,
 } from '../../shared/core/model.ts';
 import {
   instanceProfileName,
@@ -99,6 +102,9 @@ export class ClusterState implements SandboxCluster {
   fargateProfiles: SandboxFargateProfile[] = [];
   nodes: SandboxNode[] = [];
   nodeClasses: KarpenterNodeClass[] | undefined;
+  podIdentityAssociations: PodIdentityAssociation[] = [];
+  addons: Addon[] = [];
+  serviceAccounts: ServiceAccount[] = [];
   readonly createdAt: string;
   removed = false;
   /** Bumped on every `changed()`: lets evaluators cache the access index between changes. */
@@ -179,6 +185,8 @@ export class World {
   accountId = '111122223333';
   readonly clusters = new Map<string, ClusterState>();
   readonly iamRoles = new Map<string, SandboxIamRole>();
+  /** IAM OIDC provider ARNs of the account. */
+  readonly oidcProviders: string[] = [];
   /** Instance profiles by lower-cased name → role ARN: one default per role, plus seeded Karpenter ones. */
   readonly instanceProfiles = new Map<string, { name: string; roleArn: string }>();
   readonly timeline: Array<{ at: number; what: string }> = [];
@@ -626,8 +634,11 @@ export function seedCluster(world: World, snapshot: ClusterSnapshot, name: strin
       if (r.roleId !== undefined) init.roleId = r.roleId;
       if (r.createDate !== undefined) init.createDate = r.createDate;
       world.ensureRole(r.arn, init);
+      const role = world.iamRoles.get((parseRoleArn(r.arn)?.name ?? '').toLowerCase());
+      if (role !== undefined && r.trustPolicy !== undefined) role.trustPolicy = r.trustPolicy;
     }
   }
+  seedWorkloadIdentity(world, cluster, snapshot);
   return cluster;
 }
 
@@ -650,4 +661,56 @@ export function instanceProfileOfNode(
 
 export function newAccessKeyId(): string {
   return `AKIA${randomUpper(16)}`;
+}
+
+export const WORKER_NODE_POLICY_ARN = 'arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy';
+
+/**
+ * Pod Identity and IRSA of a seed: associations, add-ons, service accounts, the account's OIDC
+ * providers; node roles get AmazonEKSWorkerNodePolicy (as EKS's guides attach it) unless the seed's
+ * `nodeRolePermissions` says IAM denies them `eks-auth:AssumeRoleForPodIdentity`.
+ */
+function seedWorkloadIdentity(world: World, cluster: ClusterState, snapshot: ClusterSnapshot): void {
+  if (snapshot.podIdentityAssociations?.status === 'ok')
+    cluster.podIdentityAssociations = snapshot.podIdentityAssociations.data.map((a) => ({ ...a }));
+  if (snapshot.addons?.status === 'ok') cluster.addons = structuredClone(snapshot.addons.data);
+  if (snapshot.serviceAccounts?.status === 'ok')
+    cluster.serviceAccounts = snapshot.serviceAccounts.data.map((a) => ({ ...a }));
+  if (snapshot.oidcProviders?.status === 'ok') {
+    for (const p of snapshot.oidcProviders.data)
+      if (!world.oidcProviders.includes(p.arn)) world.oidcProviders.push(p.arn);
+  }
+  const roleOf = (arn: string) => world.iamRoles.get((parseRoleArn(arn)?.name ?? '').toLowerCase());
+  const nodeRoles = [
+    ...cluster.nodegroups.map((g) => g.nodeRole),
+    ...cluster.nodes.filter((n) => n.kind !== 'fargate').map((n) => n.roleArn),
+  ];
+  for (const arn of nodeRoles) {
+    if (!arn) continue;
+    world.ensureRole(arn);
+    const role = roleOf(arn);
+    if (role !== undefined && role.attachedPolicies === undefined)
+      role.attachedPolicies = [WORKER_NODE_POLICY_ARN];
+  }
+  if (snapshot.nodeRolePermissions?.status === 'ok') {
+    for (const p of snapshot.nodeRolePermissions.data) {
+      world.ensureRole(p.roleArn);
+      const role = roleOf(p.roleArn);
+      if (role === undefined) continue;
+      if (p.decision === 'allowed') {
+        role.attachedPolicies = [...new Set([...(role.attachedPolicies ?? []), WORKER_NODE_POLICY_ARN])];
+      } else {
+        role.attachedPolicies = (role.attachedPolicies ?? []).filter((a) => a !== WORKER_NODE_POLICY_ARN);
+        if (p.decision === 'explicitDeny') {
+          role.inlinePolicies = {
+            ...role.inlinePolicies,
+            'deny-pod-identity': JSON.stringify({
+              Version: '2012-10-17',
+              Statement: [{ Effect: 'Deny', Action: p.action, Resource: '*' }],
+            }),
+          };
+        }
+      }
+    }
+  }
 }

@@ -11,30 +11,40 @@
 
 import {
   DescribeAccessEntryCommand,
+  DescribeAddonCommand,
   DescribeClusterCommand,
   DescribeFargateProfileCommand,
   DescribeNodegroupCommand,
+  DescribePodIdentityAssociationCommand,
   EKSClient,
   ListAccessEntriesCommand,
+  ListAddonsCommand,
   ListAssociatedAccessPoliciesCommand,
   ListClustersCommand,
   ListFargateProfilesCommand,
   ListNodegroupsCommand,
+  ListPodIdentityAssociationsCommand,
+  type PodIdentityAssociationSummary,
   type AccessEntry as SdkAccessEntry,
+  type Addon as SdkAddon,
   type AssociatedAccessPolicy as SdkAssociatedAccessPolicy,
   type Cluster as SdkCluster,
   type FargateProfile as SdkFargateProfile,
   type Nodegroup as SdkNodegroup,
+  type PodIdentityAssociation as SdkPodIdentityAssociation,
 } from '@aws-sdk/client-eks';
+import { POD_IDENTITY_AGENT_ADDON } from '../core/change.ts';
 import { mapLimit } from '../core/concurrency.ts';
 import {
   ACCESS_ENTRY_TYPES,
   type AccessEntry,
   type AccessEntryType,
+  type Addon,
   AUTHENTICATION_MODES,
   type AuthenticationMode,
   type FargateProfile,
   type Nodegroup,
+  type PodIdentityAssociation,
 } from '../core/model.ts';
 import { AwsApiError } from '../errors.ts';
 import type { ClusterDescription, EksReader, Lookup } from '../ports.ts';
@@ -70,7 +80,11 @@ type EksCommand =
   | DescribeFargateProfileCommand
   | ListAccessEntriesCommand
   | DescribeAccessEntryCommand
-  | ListAssociatedAccessPoliciesCommand;
+  | ListAssociatedAccessPoliciesCommand
+  | ListPodIdentityAssociationsCommand
+  | DescribePodIdentityAssociationCommand
+  | ListAddonsCommand
+  | DescribeAddonCommand;
 
 export function createEksClient(region: string, options: AwsClientOptions = {}): AwsClient<EKSClient> {
   return createAwsClient(EKSClient, region, options, options.endpoints?.eks);
@@ -281,6 +295,70 @@ export function createEksReader(eks: AwsClient<EKSClient>, options: EksReaderOpt
       );
       return { found: true, value: entries };
     },
+
+    async podIdentityAssociations(clusterName) {
+      // The list pages summaries; each association is described for targetRoleArn and
+      // disableSessionTags, with the access entries' concurrency (both are N+1 reads of one cluster).
+      const summaries: PodIdentityAssociationSummary[] = [];
+      let nextToken: string | undefined;
+      const seen = new Set<string>();
+      do {
+        const output = await call<{ associations?: PodIdentityAssociationSummary[]; nextToken?: string }>(
+          new ListPodIdentityAssociationsCommand(
+            dropUndefined({ clusterName, maxResults: EKS_PAGE_SIZE, nextToken }),
+          ),
+          'ListPodIdentityAssociations',
+          clusterName,
+        );
+        summaries.push(...(output.associations ?? []));
+        const token = output.nextToken === '' ? undefined : output.nextToken;
+        if (token !== undefined && seen.has(token)) {
+          throw invalid('ListPodIdentityAssociations', clusterName, 'a repeated nextToken');
+        }
+        if (token !== undefined) seen.add(token);
+        nextToken = token;
+      } while (nextToken !== undefined);
+      const ids = summaries
+        .map((a) => a.associationId)
+        .filter((id): id is string => id !== undefined && id !== '');
+      return describeEach(
+        clusterName,
+        ids,
+        async (associationId) => {
+          const output = await call<{ association?: SdkPodIdentityAssociation }>(
+            new DescribePodIdentityAssociationCommand({ clusterName, associationId }),
+            'DescribePodIdentityAssociation',
+            clusterName,
+            associationId,
+          );
+          return output.association === undefined
+            ? undefined
+            : toPodIdentityAssociation(output.association, associationId);
+        },
+        accessEntryConcurrency,
+      );
+    },
+
+    async addons(clusterName) {
+      const names = await listAll(
+        'ListAddons',
+        clusterName,
+        (nextToken) =>
+          new ListAddonsCommand(dropUndefined({ clusterName, maxResults: EKS_PAGE_SIZE, nextToken })),
+        (o) => ({ items: o.addons as string[] | undefined, nextToken: o.nextToken as string | undefined }),
+      );
+      // Only the agent is described: the other add-ons' status is no authentication fact.
+      return describeEach(clusterName, names, async (addonName): Promise<Addon | undefined> => {
+        if (addonName !== POD_IDENTITY_AGENT_ADDON) return { name: addonName, healthIssues: [] };
+        const output = await call<{ addon?: SdkAddon }>(
+          new DescribeAddonCommand({ clusterName, addonName }),
+          'DescribeAddon',
+          clusterName,
+          addonName,
+        );
+        return output.addon === undefined ? undefined : toAddon(output.addon, addonName);
+      });
+    },
   };
 
   async function listAssociatedPolicies(clusterName: string, principalArn: string) {
@@ -347,6 +425,35 @@ export function toClusterDescription(cluster: SdkCluster, requestedName: string)
     publicAccessCidrs: cluster.resourcesVpcConfig?.publicAccessCidrs,
     endpoint: cluster.endpoint,
     certificateAuthorityData: cluster.certificateAuthority?.data,
+    oidcIssuer: cluster.identity?.oidc?.issuer,
+  });
+}
+
+export function toPodIdentityAssociation(
+  a: SdkPodIdentityAssociation,
+  requestedId: string,
+): PodIdentityAssociation {
+  return dropUndefined({
+    associationId: a.associationId ?? requestedId,
+    associationArn: a.associationArn,
+    namespace: a.namespace ?? '',
+    serviceAccount: a.serviceAccount ?? '',
+    roleArn: a.roleArn ?? '',
+    targetRoleArn: a.targetRoleArn === '' ? undefined : a.targetRoleArn,
+    disableSessionTags: a.disableSessionTags,
+    createdAt: isoTime(a.createdAt),
+    modifiedAt: isoTime(a.modifiedAt),
+  });
+}
+
+export function toAddon(a: SdkAddon, requestedName: string): Addon {
+  return dropUndefined({
+    name: a.addonName ?? requestedName,
+    status: a.status,
+    version: a.addonVersion,
+    healthIssues: (a.health?.issues ?? []).map((i) =>
+      dropUndefined({ code: i.code ?? 'Unknown', message: i.message }),
+    ),
   });
 }
 

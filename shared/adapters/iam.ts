@@ -6,8 +6,14 @@
  * docs/eks-auth-semantics.md#managed-node-groups-and-access-entries, trap 17 of
  * docs/eks-auth-semantics.md#traps).
  */
-import { GetInstanceProfileCommand, GetRoleCommand, IAMClient } from '@aws-sdk/client-iam';
-import type { IamRole } from '../core/model.ts';
+import {
+  GetInstanceProfileCommand,
+  GetRoleCommand,
+  IAMClient,
+  ListOpenIDConnectProvidersCommand,
+  SimulatePrincipalPolicyCommand,
+} from '@aws-sdk/client-iam';
+import type { IamRole, OidcProvider, RoleActionPermission } from '../core/model.ts';
 import { AwsApiError } from '../errors.ts';
 import type { IamReader, Lookup } from '../ports.ts';
 import { type AwsClient, type AwsClientOptions, budgetOptions, createAwsClient } from './aws-clients.ts';
@@ -93,6 +99,7 @@ export function createIamReader(iam: AwsClient<IAMClient>, options: IamReaderOpt
           state: 'exists' as const,
           roleId: role.RoleId,
           createDate: isoTime(role.CreateDate),
+          trustPolicy: decodePolicyDocument(role.AssumeRolePolicyDocument),
         });
       } catch (error) {
         if (isAwsError(error, 'NoSuchEntity', 'NoSuchEntityException'))
@@ -100,5 +107,70 @@ export function createIamReader(iam: AwsClient<IAMClient>, options: IamReaderOpt
         throw toAwsApiError(error, { service: 'iam', operation: 'GetRole', subject: name });
       }
     },
+
+    async oidcProviders(): Promise<OidcProvider[]> {
+      try {
+        const output = await client.send(
+          new ListOpenIDConnectProvidersCommand({}),
+          budgetOptions(iam.callBudgetMs),
+        );
+        return (output.OpenIDConnectProviderList ?? [])
+          .map((p) => p.Arn)
+          .filter((arn): arn is string => arn !== undefined && arn !== '')
+          .map((arn) => ({ arn, url: oidcProviderUrlOf(arn) }));
+      } catch (error) {
+        throw toAwsApiError(error, { service: 'iam', operation: 'ListOpenIDConnectProviders' });
+      }
+    },
+
+    async simulateRoleAction(roleArn, action): Promise<RoleActionPermission> {
+      try {
+        const output = await client.send(
+          new SimulatePrincipalPolicyCommand({ PolicySourceArn: roleArn, ActionNames: [action] }),
+          budgetOptions(iam.callBudgetMs),
+        );
+        const result = (output.EvaluationResults ?? []).find((r) => r.EvalActionName === action);
+        const decision = result?.EvalDecision;
+        if (decision !== 'allowed' && decision !== 'implicitDeny' && decision !== 'explicitDeny') {
+          throw new AwsApiError(
+            `SimulatePrincipalPolicy (${iamNameOf(roleArn, 'role')}): no decision for ${action} (got ${JSON.stringify(decision ?? null)})`,
+            {
+              code: 'invalid-response',
+              service: 'iam',
+              operation: 'SimulatePrincipalPolicy',
+              iamAction: 'iam:SimulatePrincipalPolicy',
+            },
+          );
+        }
+        return { roleArn, action, decision };
+      } catch (error) {
+        if (error instanceof AwsApiError) throw error;
+        throw toAwsApiError(error, {
+          service: 'iam',
+          operation: 'SimulatePrincipalPolicy',
+          subject: iamNameOf(roleArn, 'role'),
+        });
+      }
+    },
   };
+}
+
+/** The issuer of an IAM OIDC provider ARN as IAM names it (`oidc.eks.<region>.amazonaws.com/id/<ID>`). */
+export function oidcProviderUrlOf(arn: string): string {
+  const at = arn.indexOf(':oidc-provider/');
+  return at < 0 ? '' : arn.slice(at + ':oidc-provider/'.length);
+}
+
+/**
+ * GetRole's `AssumeRolePolicyDocument` is URL-encoded JSON (RFC 3986; the IAM API documents it):
+ * decoded once; a document that does not decode is kept as is, for the rules to report unreadable.
+ */
+export function decodePolicyDocument(document: string | undefined): string | undefined {
+  if (document === undefined) return undefined;
+  if (document.trimStart().startsWith('{')) return document;
+  try {
+    return decodeURIComponent(document.replace(/\+/g, '%20'));
+  } catch {
+    return document;
+  }
 }

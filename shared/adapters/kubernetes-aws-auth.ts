@@ -5,7 +5,7 @@
  * Same request, RBAC, retry (429/5xx/resets with full-jitter backoff within the budget), timeout
  * and error semantics as kubernetes.ts for that one request; 404 → `found: false`.
  *
- * `nodes` and `ec2NodeClasses` are not read on the event path, like EC2 and IAM: they reject as
+ * `nodes`, `ec2NodeClasses` and `serviceAccounts` are not read on the event path, like EC2 and IAM: they reject as
  * `unavailable` and the worker's follow-up captures them (onEksEvent uses compute from the stored
  * snapshot; a bootstrap capture has no compute anyway without EC2).
  */
@@ -222,5 +222,6 @@ export function createAwsAuthReader(options: AwsAuthReaderOptions): KubeReader {
     },
     nodes: (cluster) => notHere('list nodes', cluster),
     ec2NodeClasses: (cluster) => notHere('list ec2nodeclasses', cluster),
+    serviceAccounts: (cluster) => notHere('list serviceaccounts', cluster),
   };
 }

@@ -11,6 +11,7 @@
  *   get  configmaps/aws-auth in kube-system
  *   list nodes (paginated, limit 500)
  *   list ec2nodeclasses.karpenter.k8s.aws (v1)
+ *   list serviceaccounts (all namespaces, paginated, limit 500; only metadata is kept — never Secrets)
  * 429 and 5xx (and connection resets) are retried with full-jitter backoff within a time budget;
  * 401/403/404 and TLS failures are not.
  */
@@ -26,10 +27,11 @@ import {
   type ObservableMiddleware,
   type RequestContext,
   type ResponseContext,
+  type V1ListMeta,
   type V1Node,
-  type V1NodeList,
+  type V1ServiceAccount,
 } from '@kubernetes/client-node';
-import type { AwsAuthConfigMap } from '../core/model.ts';
+import type { AwsAuthConfigMap, ServiceAccount } from '../core/model.ts';
 import {
   CollectionError,
   type CollectionErrorCode,
@@ -50,6 +52,9 @@ import {
 import { dropUndefined } from './util.ts';
 
 export const NODE_PAGE_SIZE = 500;
+export const SERVICE_ACCOUNT_PAGE_SIZE = 500;
+/** The IRSA annotation: the role the pod identity webhook injects for the service account. */
+export const IRSA_ROLE_ANNOTATION = 'eks.amazonaws.com/role-arn';
 export const AWS_AUTH_NAMESPACE = 'kube-system';
 export const AWS_AUTH_NAME = 'aws-auth';
 export const EC2_NODE_CLASS = {
@@ -328,6 +333,50 @@ export function createKubeReader(options: KubeReaderOptions): KubeReader {
     }
   }
 
+  /**
+   * A paginated list to its end (`limit` + `continue`); a repeated continue token is an invalid
+   * reply; 410 Gone (the token expired with etcd compaction) restarts the list once, from the top.
+   */
+  async function listPaged<I, T>(
+    cluster: KubeClusterRef,
+    request: KubeRequest,
+    page: (kc: KubeConfig, token: string | undefined) => Promise<{ items: I[]; metadata?: V1ListMeta }>,
+    convert: (item: I) => T,
+  ): Promise<T[]> {
+    const listAll = async (): Promise<T[]> => {
+      const out: T[] = [];
+      let continueToken: string | undefined;
+      const seen = new Set<string>();
+      do {
+        const token = continueToken;
+        const reply = await run(cluster, request, (kc) => page(kc, token));
+        out.push(...reply.items.map(convert));
+        continueToken = reply.metadata?._continue === '' ? undefined : reply.metadata?._continue;
+        if (continueToken !== undefined && seen.has(continueToken)) {
+          throw new KubernetesApiError(
+            `${request.label} on cluster ${cluster.clusterName}: repeated continue token`,
+            {
+              code: 'invalid-response',
+              service: 'kubernetes',
+              operation: request.label,
+              cluster: cluster.clusterName,
+              verb: request.verb,
+              resource: request.resource,
+            },
+          );
+        }
+        if (continueToken !== undefined) seen.add(continueToken);
+      } while (continueToken !== undefined);
+      return out;
+    };
+    try {
+      return await listAll();
+    } catch (error) {
+      if (error instanceof KubernetesApiError && error.httpStatus === 410) return listAll();
+      throw error;
+    }
+  }
+
   return {
     async awsAuth(cluster): Promise<Lookup<AwsAuthConfigMap>> {
       const request: KubeRequest = {
@@ -355,45 +404,31 @@ export function createKubeReader(options: KubeReaderOptions): KubeReader {
       }
     },
 
-    async nodes(cluster) {
-      const request: KubeRequest = { verb: 'list', resource: 'nodes', label: 'list nodes' };
-      const listAll = async (): Promise<KubeNode[]> => {
-        const nodes: KubeNode[] = [];
-        let continueToken: string | undefined;
-        const seen = new Set<string>();
-        do {
-          const token = continueToken;
-          const page: V1NodeList = await run(cluster, request, (kc) =>
-            kc
-              .makeApiClient(CoreV1Api)
-              .listNode(dropUndefined({ limit: NODE_PAGE_SIZE, _continue: token }), requestOptions(cluster)),
-          );
-          nodes.push(...page.items.map(toKubeNode));
-          continueToken = page.metadata?._continue === '' ? undefined : page.metadata?._continue;
-          if (continueToken !== undefined && seen.has(continueToken)) {
-            throw new KubernetesApiError(
-              `list nodes on cluster ${cluster.clusterName}: repeated continue token`,
-              {
-                code: 'invalid-response',
-                service: 'kubernetes',
-                operation: request.label,
-                cluster: cluster.clusterName,
-                verb: 'list',
-                resource: 'nodes',
-              },
-            );
-          }
-          if (continueToken !== undefined) seen.add(continueToken);
-        } while (continueToken !== undefined);
-        return nodes;
-      };
-      try {
-        return await listAll();
-      } catch (error) {
-        // 410 Gone: the continue token expired (etcd compaction) — the list restarts once, from the top.
-        if (error instanceof KubernetesApiError && error.httpStatus === 410) return listAll();
-        throw error;
-      }
+    nodes(cluster) {
+      return listPaged(
+        cluster,
+        { verb: 'list', resource: 'nodes', label: 'list nodes' },
+        (kc, token) =>
+          kc
+            .makeApiClient(CoreV1Api)
+            .listNode(dropUndefined({ limit: NODE_PAGE_SIZE, _continue: token }), requestOptions(cluster)),
+        toKubeNode,
+      );
+    },
+
+    serviceAccounts(cluster) {
+      return listPaged(
+        cluster,
+        { verb: 'list', resource: 'serviceaccounts', label: 'list serviceaccounts' },
+        (kc, token) =>
+          kc
+            .makeApiClient(CoreV1Api)
+            .listServiceAccountForAllNamespaces(
+              dropUndefined({ limit: SERVICE_ACCOUNT_PAGE_SIZE, _continue: token }),
+              requestOptions(cluster),
+            ),
+        toServiceAccount,
+      );
     },
 
     async ec2NodeClasses(cluster): Promise<Lookup<Ec2NodeClassSpec[]>> {
@@ -433,4 +468,14 @@ export function createKubeReader(options: KubeReaderOptions): KubeReader {
       }
     },
   };
+}
+
+/** A service account, metadata only: the IRSA annotation verbatim (attacker-written), nothing else. */
+function toServiceAccount(sa: V1ServiceAccount): ServiceAccount {
+  const annotation = sa.metadata?.annotations?.[IRSA_ROLE_ANNOTATION];
+  return dropUndefined({
+    namespace: sa.metadata?.namespace ?? '',
+    name: sa.metadata?.name ?? '',
+    roleArnAnnotation: typeof annotation === 'string' ? annotation : undefined,
+  });
 }

@@ -20,6 +20,9 @@
  * `iamRoles` covers the role principals of the sources that could be read (aws-auth `mapRoles`,
  * access entries, node group roles, Fargate pod execution roles, compute roles, node-class roles) in the cluster's
  * account; roles of other accounts are not looked up (GetRole would read the wrong account).
+ * Workload identity (Pod Identity associations, add-ons, service accounts, IAM OIDC providers,
+ * node-role permissions) is read by `capture-workload-identity.ts`; its roles join the same
+ * GetRole pass, so each role is read once per capture.
  */
 
 import { mergeCompute, parseClusterArn, roleArnFromName, rolePrincipals } from '../core/compute.ts';
@@ -35,6 +38,14 @@ import type {
   IamReader,
   Lookup,
 } from '../ports.ts';
+import {
+  keepTrustOfWorkloadRoles,
+  readNodeRolePermissions,
+  readWorkloadIdentity,
+  withWorkloadRoles,
+  workloadIdentityRoles,
+  workloadIdentitySources,
+} from './capture-workload-identity.ts';
 import {
   failedNotFound,
   kubeClusterRef,
@@ -87,7 +98,7 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
 
   const kubeRef = kubeClusterRef(cluster, { accountId, region: target.region });
 
-  const [awsAuth, accessEntries, nodegroups, fargateProfiles, instances, nodes, nodeClassSpecs] =
+  const [awsAuth, accessEntries, nodegroups, fargateProfiles, instances, nodes, nodeClassSpecs, workload] =
     await Promise.all([
       settle(deps.kube.awsAuth(kubeRef)),
       settle(readAccessEntries(eks, cluster)),
@@ -96,11 +107,18 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
       settle(ec2.instancesOfCluster(cluster.name)),
       settle(deps.kube.nodes(kubeRef)),
       settle(deps.kube.ec2NodeClasses(kubeRef)),
+      readWorkloadIdentity(deps, eks, cluster.name, kubeRef),
     ]);
 
   // The cluster may have been deleted while we read it: its sources then fail with not-found.
   // Confirm with DescribeCluster; a vanished cluster gets no snapshot (its not-found error is thrown).
-  const eksReads: Settled<unknown>[] = [accessEntries, nodegroups, fargateProfiles];
+  const eksReads: Settled<unknown>[] = [
+    accessEntries,
+    nodegroups,
+    fargateProfiles,
+    workload.podIdentityAssociations,
+    workload.addons,
+  ];
   if (eksReads.some(failedNotFound)) {
     await eks.describeCluster(target.clusterName);
   }
@@ -153,9 +171,15 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
     compute: compute.status === 'ok' ? compute.data : undefined,
     nodeClasses: okLookup(nodeClasses),
   });
-  const iamRoles: Source<IamRole[]> = sourceOfValue(
-    await settle(mapLimit(principals, IAM_CONCURRENCY, (arn) => deps.iam.getRole(arn))),
-  );
+  // One GetRole per role, whoever uses it: nodes, access entries, Pod Identity or IRSA.
+  const workloadRoles = workloadIdentityRoles(accountId, workload);
+  const [roles, nodeRolePermissions] = await Promise.all([
+    settle(
+      mapLimit(withWorkloadRoles(principals, workloadRoles), IAM_CONCURRENCY, (arn) => deps.iam.getRole(arn)),
+    ),
+    readNodeRolePermissions(deps, accountId, workload.podIdentityAssociations, compute),
+  ]);
+  const iamRoles: Source<IamRole[]> = keepTrustOfWorkloadRoles(sourceOfValue(roles), workloadRoles);
 
   const snapshot: ClusterSnapshot = {
     schemaVersion: 1,
@@ -172,6 +196,7 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
     compute,
     karpenterNodeClasses: sourceOfLookup(nodeClasses),
     iamRoles,
+    ...workloadIdentitySources(workload, nodeRolePermissions),
   };
   return snapshot;
 }
@@ -189,6 +214,7 @@ function clusterInfo(cluster: ClusterDescription): ClusterSnapshot['cluster'] {
   if (cluster.endpointPublicAccess !== undefined) info.endpointPublicAccess = cluster.endpointPublicAccess;
   if (cluster.endpointPrivateAccess !== undefined) info.endpointPrivateAccess = cluster.endpointPrivateAccess;
   if (cluster.publicAccessCidrs !== undefined) info.publicAccessCidrs = [...cluster.publicAccessCidrs];
+  if (cluster.oidcIssuer !== undefined) info.oidcIssuer = cluster.oidcIssuer;
   return info;
 }
 

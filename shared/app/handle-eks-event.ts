@@ -56,6 +56,7 @@ import type {
   WorkQueue,
 } from '../ports.ts';
 import { captureSnapshot } from './capture-snapshot.ts';
+import { type FannedOutCluster, handleAccountChange } from './handle-account-event.ts';
 import { kubeClusterRef, refreshVolatile, settle } from './read-sources.ts';
 import { SOURCE_UNAVAILABLE } from './run-snapshot.ts';
 
@@ -94,6 +95,15 @@ export type HandleEksEventResult =
       /** Fresh reads that failed: the stored version was used instead. */
       staleSources: string[];
       followUpQueued: boolean;
+    }
+  | {
+      /** An IAM call: simulated on every stored cluster snapshot; those with findings alerted. */
+      outcome: 'fanned-out';
+      eventId: string;
+      eventName: string;
+      clusters: FannedOutCluster[];
+      /** Clusters (or Regions) that could not be looked at, with why. */
+      skipped: string[];
     };
 
 /** Thrown when processing an event failed; the claim was released. */
@@ -189,6 +199,8 @@ function blindReaders(deps: HandleEksEventDeps): CaptureDeps {
     iam: {
       roleOfInstanceProfile: () => Promise.reject(notHere('iam', 'GetInstanceProfile')),
       getRole: () => Promise.reject(notHere('iam', 'GetRole')),
+      oidcProviders: () => Promise.reject(notHere('iam', 'ListOpenIDConnectProviders')),
+      simulateRoleAction: () => Promise.reject(notHere('iam', 'SimulatePrincipalPolicy')),
     },
   };
 }
@@ -208,6 +220,12 @@ export async function handleEksEvent(
     };
   }
   if (parsed.kind === 'invalid') return { outcome: 'invalid', reason: parsed.reason };
+  if (parsed.kind === 'account-change') {
+    const deadlineAt = options.deadlineAt ?? Date.now() + DEFAULT_INVOCATION_MS;
+    return handleAccountChange(deps, parsed, options, `${IDEMPOTENCY_PREFIX}${parsed.eventId}`, {
+      inProgressUntil: deadlineAt + IN_PROGRESS_MARGIN_MS,
+    });
+  }
 
   const { eventId, eventName, clusterName, region, accountId, change } = parsed;
   const foreign = foreignReason(deps, options, { accountId, region });

@@ -106,6 +106,20 @@ export async function resolveWhatIf(
         throw new CliError(`not a usable EKS CloudTrail event: ${parsed.reason}`, { where: request.value });
       }
       if (parsed.kind === 'ignored') return { kind: 'ignored', reason: parsed.reason };
+      if (parsed.kind === 'account-change') {
+        // An IAM call names no cluster (and arrives from us-east-1): only the account must match.
+        if (parsed.accountId !== snapshot.accountId) {
+          throw new CliError(
+            `the event is from account ${parsed.accountId}, the snapshot is of account ${snapshot.accountId}`,
+            { where: `${request.value}, ${snapshotPath}` },
+          );
+        }
+        return {
+          kind: 'change',
+          change: parsed.change,
+          ...(parsed.by === undefined ? {} : { actor: parsed.by }),
+        };
+      }
       if (parsed.clusterName !== cluster) {
         throw new CliError(
           `the event is for cluster ${parsed.clusterName}, the snapshot is of cluster ${cluster}`,

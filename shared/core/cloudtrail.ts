@@ -16,7 +16,35 @@
 
 import type { Change } from './change.ts';
 import { actorOfRecord } from './cloudtrail-actor.ts';
+import {
+  checkArn,
+  clusterNameOf,
+  decodePathParameter,
+  describeIssue,
+  type Handled,
+  handler,
+  isRecord,
+  POLICY_ARN,
+  PRINCIPAL_ARN,
+  pick,
+  quote,
+  REQ,
+  RES,
+  RecordProblem,
+  ROLE_ARN,
+  required,
+  type Segments,
+  toIsoTimestamp,
+} from './cloudtrail-helpers.ts';
 import { eventSchemas } from './cloudtrail-schemas.ts';
+import {
+  HANDLED_IAM_EVENTS,
+  type HandledIamEventName,
+  IAM_EVENT_SOURCE,
+  iamHandlers,
+  WORKLOAD_IDENTITY_EKS_EVENTS,
+  workloadIdentityEksHandlers,
+} from './cloudtrail-workload-identity.ts';
 import {
   ACCESS_ENTRY_TYPES,
   type AccessEntry,
@@ -27,8 +55,7 @@ import {
   type AuthenticationMode,
   type ClusterId,
 } from './model.ts';
-import { formatJsonPath, toOneLine } from './snapshot-schema.ts';
-import * as z from './zod-mini.ts';
+import { formatJsonPath } from './snapshot-schema.ts';
 
 export const HANDLED_EKS_EVENTS = [
   'DeleteNodegroup',
@@ -41,8 +68,10 @@ export const HANDLED_EKS_EVENTS = [
   'AssociateAccessPolicy',
   'DisassociateAccessPolicy',
   'UpdateClusterConfig',
+  ...WORKLOAD_IDENTITY_EKS_EVENTS,
 ] as const;
 export type HandledEksEventName = (typeof HANDLED_EKS_EVENTS)[number];
+export { HANDLED_IAM_EVENTS, type HandledIamEventName, IAM_EVENT_SOURCE, toIsoTimestamp };
 
 export const CLOUDTRAIL_DETAIL_TYPE = 'AWS API Call via CloudTrail';
 export const EKS_EVENT_SOURCE = 'aws.eks';
@@ -59,135 +88,24 @@ export type EksEventParse =
       /** Who made the call: identity, source IP and user agent, when the record names them. */
       by?: Actor;
     })
+  | {
+      /**
+       * An IAM call (DeleteRole, UpdateAssumeRolePolicy, …): it names no cluster, only the
+       * account, and its record arrives in us-east-1 whatever the clusters' Regions.
+       */
+      kind: 'account-change';
+      change: Change;
+      eventId: string;
+      eventName: HandledIamEventName;
+      eventTime: string;
+      accountId: string;
+      /** The record's Region (us-east-1 for IAM): not a cluster's Region. */
+      region: string;
+      actor?: string;
+      by?: Actor;
+    }
   | { kind: 'ignored'; reason: string; eventId?: string; eventName?: string }
   | { kind: 'invalid'; reason: string };
-
-// ---------------------------------------------------------------------------------------------
-// Helpers
-
-type Segments = Array<PropertyKey>;
-
-/** A problem with the record: where (path below the record) and what. */
-class RecordProblem {
-  constructor(
-    readonly segments: Segments,
-    readonly message: string,
-  ) {}
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Quote a value from the record for a reason, short and on one line. */
-function quote(value: unknown): string {
-  return toOneLine(typeof value === 'string' ? JSON.stringify(value) : String(value), 80);
-}
-
-function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'invalid_type' && issue.input === undefined)
-    return `required ${issue.expected} is missing`;
-  if (issue.code === 'invalid_type' && issue.input === null) return `expected ${issue.expected}, got null`;
-  return issue.message;
-}
-
-const PARTITION = 'arn:aws(?:-[a-z]+)*';
-const IAM_NAME = '[\\w+=,.@/-]+';
-const ROLE_ARN = new RegExp(`^${PARTITION}:iam::\\d{12}:role/${IAM_NAME}$`);
-const PRINCIPAL_ARN = new RegExp(`^${PARTITION}:iam::\\d{12}:(?:(?:role|user)/${IAM_NAME}|root)$`);
-const POLICY_ARN = new RegExp(`^${PARTITION}:eks::aws:cluster-access-policy/[\\w+=,.@-]+$`);
-
-/**
- * Decode a URL-encoded path parameter. Only values holding `%` are touched (an ARN never contains
- * one), up to three rounds for double encoding; a malformed escape is a problem, never a throw.
- */
-function decodePathParameter(value: string, segments: Segments): string {
-  let out = value;
-  for (let round = 0; round < 3 && out.includes('%'); round++) {
-    try {
-      out = decodeURIComponent(out);
-    } catch {
-      throw new RecordProblem(segments, `${quote(value)} is not valid URL encoding`);
-    }
-  }
-  return out;
-}
-
-function checkArn(value: string, pattern: RegExp, what: string, segments: Segments): string {
-  if (!pattern.test(value)) throw new RecordProblem(segments, `expected ${what}, got ${quote(value)}`);
-  return value;
-}
-
-/** Epoch seconds (CloudTrail), epoch milliseconds or an ISO 8601 string → ISO 8601; else undefined. */
-export function toIsoTimestamp(value: unknown): string | undefined {
-  let date: Date | undefined;
-  if (typeof value === 'number' && Number.isFinite(value) && value > 0) {
-    date = new Date(value > 1e11 ? value : value * 1000);
-  } else if (typeof value === 'string' && z.iso.datetime({ offset: true }).safeParse(value).success) {
-    date = new Date(value);
-  }
-  if (date === undefined || Number.isNaN(date.getTime())) return undefined;
-  return date.toISOString();
-}
-
-function pick<T>(...candidates: Array<T | undefined>): T | undefined {
-  return candidates.find((candidate) => candidate !== undefined);
-}
-
-function required<T>(value: T | undefined, segments: Segments, message: string): T {
-  if (value === undefined) throw new RecordProblem(segments, message);
-  return value;
-}
-
-function clusterNameOf(
-  request: { name?: string | undefined; clusterName?: string | undefined },
-  response: unknown,
-) {
-  const fromResponse = (): string | undefined => {
-    if (!isRecord(response)) return undefined;
-    if (typeof response.clusterName === 'string' && response.clusterName !== '') return response.clusterName;
-    for (const value of Object.values(response)) {
-      if (isRecord(value) && typeof value.clusterName === 'string' && value.clusterName !== '') {
-        return value.clusterName;
-      }
-    }
-    return undefined;
-  };
-  return required(
-    pick(request.name, request.clusterName, fromResponse()),
-    ['requestParameters', 'name'],
-    'no cluster name (looked at requestParameters.name, requestParameters.clusterName, responseElements.*.clusterName)',
-  );
-}
-
-const REQ = 'requestParameters';
-const RES = 'responseElements';
-
-// ---------------------------------------------------------------------------------------------
-// One builder per event: parsed record → Change (throws RecordProblem)
-
-/** What every handled record has once its schema passed. */
-interface RecordHeader {
-  eventID: string;
-  eventTime: string;
-  awsRegion?: string | undefined;
-  recipientAccountId?: string | undefined;
-  userIdentity?: { arn?: string | undefined } | undefined;
-  requestParameters: { name?: string | undefined; clusterName?: string | undefined };
-  responseElements?: unknown;
-}
-
-type Built = Change | 'no-auth-change';
-type Handled = { ok: true; header: RecordHeader; change: Built } | { ok: false; issues: z.core.$ZodIssue[] };
-
-/** Pair an event's schema with its builder: parse, then build (a builder throws RecordProblem). */
-function handler<S extends z.ZodMiniType<RecordHeader>>(schema: S, build: (record: z.output<S>) => Built) {
-  return (record: unknown): Handled => {
-    const parsed = schema.safeParse(record, { reportInput: true });
-    if (!parsed.success) return { ok: false, issues: parsed.error.issues };
-    return { ok: true, header: parsed.data, change: build(parsed.data) };
-  };
-}
 
 const handlers: Record<HandledEksEventName, (record: unknown) => Handled> = {
   DeleteNodegroup: handler(
@@ -409,7 +327,10 @@ const handlers: Record<HandledEksEventName, (record: unknown) => Handled> = {
 
   UpdateClusterConfig: handler(eventSchemas.UpdateClusterConfig, ({ requestParameters: req }) => {
     const mode = req.accessConfig?.authenticationMode;
-    if (mode === undefined) return 'no-auth-change';
+    if (mode === undefined)
+      return {
+        ignore: 'UpdateClusterConfig without accessConfig.authenticationMode: not an authentication change',
+      };
     if (!(AUTHENTICATION_MODES as readonly string[]).includes(mode)) {
       throw new RecordProblem(
         [REQ, 'accessConfig', 'authenticationMode'],
@@ -418,10 +339,23 @@ const handlers: Record<HandledEksEventName, (record: unknown) => Handled> = {
     }
     return { kind: 'set-auth-mode', mode: mode as AuthenticationMode };
   }),
+
+  ...workloadIdentityEksHandlers,
 };
 
 function isHandled(name: string): name is HandledEksEventName {
   return (HANDLED_EKS_EVENTS as readonly string[]).includes(name);
+}
+
+/** IAM builders leave the role's account empty: the record's account fills it. */
+function withAccount(change: Change, accountId: string): Change {
+  return 'role' in change && change.role.accountId === ''
+    ? { ...change, role: { ...change.role, accountId } }
+    : change;
+}
+
+function isHandledIam(name: string): name is HandledIamEventName {
+  return (HANDLED_IAM_EVENTS as readonly string[]).includes(name);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -445,8 +379,8 @@ export function parseEksEvent(input: unknown): EksEventParse {
         reason: `not a CloudTrail API call (detail-type ${quote(input['detail-type'])})`,
       };
     }
-    if (input.source !== EKS_EVENT_SOURCE) {
-      return { kind: 'ignored', reason: `not an EKS event (source ${quote(input.source)})` };
+    if (input.source !== EKS_EVENT_SOURCE && input.source !== IAM_EVENT_SOURCE) {
+      return { kind: 'ignored', reason: `not an EKS or IAM event (source ${quote(input.source)})` };
     }
     if (!isRecord(input.detail)) {
       const what =
@@ -480,8 +414,9 @@ export function parseEksEvent(input: unknown): EksEventParse {
     ...(eventId === undefined ? {} : { eventId }),
   });
 
-  if (record.eventSource !== undefined && record.eventSource !== 'eks.amazonaws.com') {
-    return ignored(`not an EKS call (eventSource ${quote(record.eventSource)})`);
+  const iam = record.eventSource === 'iam.amazonaws.com';
+  if (record.eventSource !== undefined && record.eventSource !== 'eks.amazonaws.com' && !iam) {
+    return ignored(`not an EKS or IAM call (eventSource ${quote(record.eventSource)})`);
   }
   if (record.errorCode !== undefined && record.errorCode !== null && record.errorCode !== '') {
     return ignored(
@@ -489,10 +424,14 @@ export function parseEksEvent(input: unknown): EksEventParse {
     );
   }
   if (record.readOnly === true) return ignored(`${eventName} is a read-only call`);
-  if (!isHandled(eventName)) return ignored(`${eventName} is not an EKS call the monitor handles`);
+  if (iam ? !isHandledIam(eventName) : !isHandled(eventName)) {
+    return ignored(`${eventName} is not an ${iam ? 'IAM' : 'EKS'} call the monitor handles`);
+  }
 
   try {
-    const handled = handlers[eventName](record);
+    const handled = iam
+      ? iamHandlers[eventName as HandledIamEventName](record)
+      : handlers[eventName as HandledEksEventName](record);
     if (!handled.ok) {
       const problems = handled.issues.map((issue) => `${at(issue.path)}: ${describeIssue(issue)}`);
       const shown = problems.slice(0, 3).join('; ');
@@ -500,11 +439,7 @@ export function parseEksEvent(input: unknown): EksEventParse {
       return { kind: 'invalid', reason: `${eventName} record: ${shown}${more}` };
     }
     const { header, change } = handled;
-    if (change === 'no-auth-change') {
-      return ignored(
-        'UpdateClusterConfig without accessConfig.authenticationMode: not an authentication change',
-      );
-    }
+    if ('ignore' in change) return ignored(change.ignore);
     const region = pick(
       header.awsRegion,
       typeof envelopeRegion === 'string' && envelopeRegion !== '' ? envelopeRegion : undefined,
@@ -513,16 +448,30 @@ export function parseEksEvent(input: unknown): EksEventParse {
       header.recipientAccountId,
       typeof envelopeAccount === 'string' && /^\d{12}$/.test(envelopeAccount) ? envelopeAccount : undefined,
     );
-    const clusterName = clusterNameOf(header.requestParameters, header.responseElements);
     const checkedRegion = required(region, ['awsRegion'], 'required string is missing');
     const checkedAccount = required(accountId, ['recipientAccountId'], 'required account ID is missing');
     const actor = header.userIdentity?.arn;
     const by = actorOfRecord(record);
+    if (iam) {
+      return {
+        kind: 'account-change',
+        // IAM names the role by name only: its account is the record's.
+        change: withAccount(change, checkedAccount),
+        eventId: header.eventID,
+        eventName: eventName as HandledIamEventName,
+        eventTime: header.eventTime,
+        region: checkedRegion,
+        accountId: checkedAccount,
+        ...(typeof actor === 'string' && actor !== '' ? { actor } : {}),
+        ...(by === undefined ? {} : { by }),
+      };
+    }
+    const clusterName = clusterNameOf(header.requestParameters, header.responseElements);
     return {
       kind: 'change',
       change,
       eventId: header.eventID,
-      eventName,
+      eventName: eventName as HandledEksEventName,
       eventTime: header.eventTime,
       clusterName,
       region: checkedRegion,

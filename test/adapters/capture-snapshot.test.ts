@@ -104,6 +104,11 @@ describe('captureSnapshot against the sandbox (scenario a)', () => {
       'kube:GetConfigMap': 1,
       'kube:ListNodes': 1,
       'kube:ListEC2NodeClasses': 1,
+      // Workload identity: one list each; nothing to describe, no association → no SimulatePrincipalPolicy.
+      'eks:ListPodIdentityAssociations': 1,
+      'eks:ListAddons': 1,
+      'iam:ListOpenIDConnectProviders': 1,
+      'kube:ListServiceAccounts': 1,
     });
     expect(validateSnapshot(JSON.parse(JSON.stringify(snapshot)))).toMatchObject({ ok: true });
     expect(essentials(snapshot)).toEqual(essentials(seed));

@@ -70,6 +70,7 @@ const KUBE_REQUESTS: Record<
   },
   ListNodes: { verb: 'list', apiGroup: '', resource: 'nodes' },
   ListEC2NodeClasses: { verb: 'list', apiGroup: 'karpenter.k8s.aws', resource: 'ec2nodeclasses' },
+  ListServiceAccounts: { verb: 'list', apiGroup: '', resource: 'serviceaccounts' },
 };
 
 /** Rules granted to the readers group: ClusterRoles through ClusterRoleBindings, Roles through RoleBindings. */
@@ -112,6 +113,7 @@ describe('monitor permissions', () => {
           name: 'api-mixed',
         },
         { snapshot: loadScenario('b-fargate-entry-removed-by-terraform'), name: 'fargate' },
+        { snapshot: loadScenario('workload-identity/wi-healthy-pod-identity'), name: 'pod-identity' },
       ],
     });
     const deps = sandboxDeps(sandbox);
@@ -133,13 +135,23 @@ describe('monitor permissions', () => {
     const missing = [...used].filter((a) => !actions.has(a) && !NEEDS_NO_PERMISSION.has(a));
     expect(missing).toEqual([]);
     expect([...actions].filter((a) => !used.has(a))).toEqual([]);
-    expect([...actions].every((a) => /^(eks:(List|Describe)|ec2:Describe|iam:Get)/.test(a))).toBe(true);
+    // SimulatePrincipalPolicy only evaluates the role's policies: it reads, it changes nothing.
+    expect(
+      [...actions].every((a) =>
+        /^(eks:(List|Describe)|ec2:Describe|iam:(Get|List)|iam:SimulatePrincipalPolicy$)/.test(a),
+      ),
+    ).toBe(true);
   });
 
   it('grants every Kubernetes request a full capture makes through the readers group', () => {
     const rules = grantedRules(rbacObjects());
     const operations = new Set(sandbox.calls.filter((c) => c.service === 'kube').map((c) => c.operation));
-    expect([...operations].sort()).toEqual(['GetConfigMap', 'ListEC2NodeClasses', 'ListNodes']);
+    expect([...operations].sort()).toEqual([
+      'GetConfigMap',
+      'ListEC2NodeClasses',
+      'ListNodes',
+      'ListServiceAccounts',
+    ]);
     for (const op of operations) {
       const need = KUBE_REQUESTS[op];
       expect(need, `unmapped Kubernetes request ${op}`).toBeDefined();
@@ -171,5 +183,12 @@ describe('monitor permissions', () => {
     const verbs = objects.flatMap((o) => o.rules ?? []).flatMap((r) => r.verbs ?? []);
     expect(verbs.every((v) => v === 'get' || v === 'list')).toBe(true);
     expect(objects.find((o) => o.kind === 'ClusterRole')?.metadata.name).toBe('eks-auth-sentinel-reader');
+    // Service accounts: list only, and Secrets never (a service account token lives there).
+    const resources = objects.flatMap((o) => o.rules ?? []).flatMap((r) => r.resources ?? []);
+    expect(resources).not.toContain('secrets');
+    const saRules = objects
+      .flatMap((o) => o.rules ?? [])
+      .filter((r) => r.resources?.includes('serviceaccounts'));
+    expect(saRules.flatMap((r) => r.verbs ?? [])).toEqual(['list']);
   });
 });

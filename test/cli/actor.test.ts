@@ -53,7 +53,7 @@ describe('the actor of a CloudTrail change', () => {
 
   it('is shown in Slack and SNS', () => {
     const parsed = parseEksEvent(janeEvent());
-    if (parsed.kind !== 'change') throw new Error(parsed.reason);
+    if (parsed.kind !== 'change') throw new Error('reason' in parsed ? parsed.reason : parsed.kind);
     const raw = JSON.parse(readFileSync(join(REPO_ROOT, KARPENTER), 'utf8')) as unknown;
     const valid = validateSnapshot(raw);
     if (!valid.ok) throw new Error('scenario a does not validate');

@@ -140,17 +140,65 @@ const expectedChanges: Record<string, { change: Change; actor: string }> = {
     change: { kind: 'set-auth-mode', mode: 'API' },
     actor: ADMIN_ACTOR,
   },
+  'create-pod-identity-association': {
+    change: {
+      kind: 'create-pod-identity-association',
+      association: {
+        associationId: 'a-abcdefghijklmnop1',
+        associationArn: 'arn:aws:eks:eu-west-1:111122223333:podidentityassociation/prod/a-abcdefghijklmnop1',
+        namespace: 'payments',
+        serviceAccount: 'api',
+        roleArn: ROLE('payments-api'),
+        disableSessionTags: false,
+        createdAt: '2025-11-20T10:14:27.123Z',
+        modifiedAt: '2025-11-20T10:14:27.123Z',
+      },
+    },
+    actor: ADMIN_ACTOR,
+  },
+  'update-pod-identity-association': {
+    change: {
+      kind: 'update-pod-identity-association',
+      associationId: 'a-abcdefghijklmnop1',
+      roleArn: ROLE('payments-api-v2'),
+    },
+    actor: ADMIN_ACTOR,
+  },
+  'delete-pod-identity-association': {
+    change: {
+      kind: 'delete-pod-identity-association',
+      associationId: 'a-abcdefghijklmnop1',
+      association: {
+        associationId: 'a-abcdefghijklmnop1',
+        namespace: 'payments',
+        serviceAccount: 'api',
+        roleArn: ROLE('payments-api'),
+        disableSessionTags: false,
+      },
+    },
+    actor: ADMIN_ACTOR,
+  },
+  'delete-addon-pod-identity-agent': {
+    change: { kind: 'delete-addon', addonName: 'eks-pod-identity-agent' },
+    actor: ADMIN_ACTOR,
+  },
+  'update-addon-pod-identity-agent': {
+    change: { kind: 'update-addon', addonName: 'eks-pod-identity-agent', addonVersion: 'v1.3.5-eksbuild.1' },
+    actor: ADMIN_ACTOR,
+  },
 };
 
 const notChanges: Record<string, string> = {
   'delete-nodegroup-failed-resource-in-use': 'ignored',
   'update-cluster-config-logging': 'ignored',
+  'delete-addon-vpc-cni': 'ignored',
   'truncated-delete-nodegroup': 'invalid',
 };
 
 function changeOf(input: unknown) {
   const result = parseEksEvent(input);
-  if (result.kind !== 'change') throw new Error(`expected a change, got ${result.kind}: ${result.reason}`);
+  if (result.kind !== 'change')
+    throw new Error(`expected a change, got ${result.kind}: ${'reason' in result ? result.reason : ''}`);
   return result;
 }
 
@@ -417,7 +465,7 @@ describe('parseEksEvent', () => {
   it('ignores events that are not EKS CloudTrail API calls', () => {
     const ec2 = fixture('delete-nodegroup');
     ec2.source = 'aws.ec2';
-    expect(reasonOf(ec2, 'ignored')).toBe('not an EKS event (source "aws.ec2")');
+    expect(reasonOf(ec2, 'ignored')).toBe('not an EKS or IAM event (source "aws.ec2")');
     const state = fixture('delete-nodegroup');
     state['detail-type'] = 'EKS Nodegroup State Change';
     expect(reasonOf(state, 'ignored')).toBe(
@@ -425,7 +473,7 @@ describe('parseEksEvent', () => {
     );
     const bare = fixture('delete-nodegroup').detail;
     bare.eventSource = 'ec2.amazonaws.com';
-    expect(reasonOf(bare, 'ignored')).toBe('not an EKS call (eventSource "ec2.amazonaws.com")');
+    expect(reasonOf(bare, 'ignored')).toBe('not an EKS or IAM call (eventSource "ec2.amazonaws.com")');
   });
 
   it('falls back to the envelope for region and account, and omits the actor when there is none', () => {
@@ -482,7 +530,7 @@ describe('parseEksEvent', () => {
     fc.assert(
       fc.property(fc.oneof(fc.anything(), mutated, mutatedRequest), (input) => {
         const result = parseEksEvent(input);
-        return result.kind === 'change' || !result.reason.includes('\n');
+        return result.kind === 'change' || result.kind === 'account-change' || !result.reason.includes('\n');
       }),
       { numRuns: 1000 },
     );

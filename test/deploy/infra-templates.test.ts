@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, type Tags } from 'yaml';
-import { HANDLED_EKS_EVENTS } from '../../shared/core/cloudtrail.ts';
+import { HANDLED_EKS_EVENTS, HANDLED_IAM_EVENTS } from '../../shared/core/cloudtrail.ts';
 import { ROOT } from '../support/snapshot-builder.ts';
 
 type Json = Record<string, unknown>;
@@ -34,6 +34,7 @@ const CFN_TAGS: Tags = [
 
 function loadTemplate(name: string): {
   Parameters: Json;
+  Conditions: Json;
   Resources: Record<string, { Type: string; Condition?: string; Properties: Json }>;
   Outputs: Json;
 } {
@@ -92,7 +93,26 @@ describe('infra/cloudformation/forward-eks-events.yaml', () => {
   });
 
   it('creates nothing in the home Region itself', () => {
-    for (const [id, r] of Object.entries(t.Resources)) expect(r.Condition, id).toBe('NotHome');
+    for (const [id, r] of Object.entries(t.Resources))
+      expect(['NotHome', 'ForwardIam'], id).toContain(r.Condition);
+    expect(JSON.stringify(t.Conditions.ForwardIam)).toContain('NotHome');
+  });
+
+  it('forwards the IAM calls of workload identity from us-east-1, the only Region IAM records arrive in', () => {
+    expect(JSON.stringify(t.Conditions.ForwardIam)).toContain('us-east-1');
+    const rule = t.Resources.ForwardIamRule;
+    expect(rule?.Condition).toBe('ForwardIam');
+    const pattern = rule?.Properties.EventPattern as {
+      source: string[];
+      detail: { eventSource: string[]; eventName: string[]; errorCode: unknown };
+    };
+    expect(pattern.source).toEqual(['aws.iam']);
+    expect(pattern.detail.eventSource).toEqual(['iam.amazonaws.com']);
+    expect([...pattern.detail.eventName].sort()).toEqual([...HANDLED_IAM_EVENTS].sort());
+    expect(pattern.detail.errorCode).toEqual([{ exists: false }]);
+    const [target] = (rule?.Properties.Targets ?? []) as Array<{ Arn: Json; RoleArn: Json }>;
+    expect(target?.Arn['Fn::Sub']).toMatch(/event-bus\/default$/);
+    expect(target?.RoleArn).toEqual({ 'Fn::GetAtt': ['ForwardRole', 'Arn'] });
   });
 });
 
@@ -138,6 +158,10 @@ describe('infra/terraform', () => {
   it('forward-eks-events forwards the same calls to the home bus and declares exactly the variables it uses', () => {
     const main = tf('forward-eks-events', 'main.tf');
     for (const name of HANDLED_EKS_EVENTS) expect(main).toContain(`"${name}"`);
+    // IAM records arrive in us-east-1 only: the module instance there forwards them too.
+    for (const name of HANDLED_IAM_EVENTS) expect(main).toContain(`"${name}"`);
+    expect(main).toMatch(/forward_iam\s*=\s*data\.aws_region\.current\.name == "us-east-1"/);
+    expect(main).toContain('source        = ["aws.iam"]');
     expect(main).toContain('aws_cloudwatch_event_target');
     expect(main).toContain('event-bus/default');
     expect(main).toContain('errorCode   = [{ exists = false }]');

@@ -9,6 +9,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HANDLED_EKS_EVENTS, HANDLED_IAM_EVENTS } from '../../shared/core/cloudtrail.ts';
 import { ROOT } from '../support/snapshot-builder.ts';
 
 type Json = Record<string, unknown>;
@@ -355,7 +356,8 @@ describe('serverless package (offline)', () => {
       ]),
     );
     const rules = ofType('AWS::Events::Rule');
-    expect(rules.length).toBe(2);
+    // The schedule, the EKS CloudTrail rule and the IAM CloudTrail rule (us-east-1 records).
+    expect(rules.length).toBe(3);
     for (const [id, rule] of rules) {
       for (const target of rule.Properties.Targets as Array<{
         Arn: unknown;
@@ -377,7 +379,21 @@ describe('serverless package (offline)', () => {
     expect(referencedIds(target?.DeadLetterConfig?.Arn)).toEqual(['AsyncFailureQueue']);
   });
 
-  it('the EKS rule matches the 10 CloudTrail calls of docs/design.md#cloudtrail-events-handled and skips failed calls', () => {
+  it('the IAM rule matches the IAM calls of workload identity (IAM records arrive in us-east-1 only; infra/ forwards them) and skips failed calls', () => {
+    const iamRule = ofType('AWS::Events::Rule').find(([, r]) =>
+      (JSON.stringify(r.Properties.EventPattern) ?? '').includes('aws.iam'),
+    );
+    const pattern = iamRule?.[1].Properties.EventPattern as {
+      source: string[];
+      detail: { eventSource: string[]; eventName: string[]; errorCode: unknown };
+    };
+    expect(pattern.source).toEqual(['aws.iam']);
+    expect(pattern.detail.eventSource).toEqual(['iam.amazonaws.com']);
+    expect([...pattern.detail.eventName].sort()).toEqual([...HANDLED_IAM_EVENTS].sort());
+    expect(pattern.detail.errorCode).toEqual([{ exists: false }]);
+  });
+
+  it('the EKS rule matches the CloudTrail calls of docs/design.md#cloudtrail-events-handled and skips failed calls', () => {
     const eksRule = ofType('AWS::Events::Rule').find(([, r]) =>
       (JSON.stringify(r.Properties.EventPattern) ?? '').includes('aws.eks'),
     );
@@ -388,7 +404,7 @@ describe('serverless package (offline)', () => {
     };
     expect(pattern.source).toEqual(['aws.eks']);
     expect(pattern['detail-type']).toEqual(['AWS API Call via CloudTrail']);
-    expect(pattern.detail.eventName).toHaveLength(10);
+    expect([...pattern.detail.eventName].sort()).toEqual([...HANDLED_EKS_EVENTS].sort());
     expect(pattern.detail.errorCode).toEqual([{ exists: false }]);
   });
 

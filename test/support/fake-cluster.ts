@@ -23,6 +23,11 @@ function dataOf<T>(source: Source<T> | undefined): T | undefined {
   return source?.status === 'ok' ? source.data : undefined;
 }
 
+/** An optional list source of the snapshot (absent from old snapshots): its data, or none. */
+function optionalData<T>(source: Source<T[]> | undefined): T[] {
+  return dataOf(source) ?? [];
+}
+
 function lookup<T>(source: Source<T>): Lookup<T> {
   return source.status === 'ok'
     ? { found: true, value: source.data }
@@ -69,6 +74,9 @@ export function createFakeCluster(initial: ClusterSnapshot): FakeCluster {
       nodegroups: () => call('eks', 'ListNodegroups', () => dataOf(s().nodegroups) ?? []),
       fargateProfiles: () => call('eks', 'ListFargateProfiles', () => dataOf(s().fargateProfiles) ?? []),
       accessEntries: () => call('eks', 'ListAccessEntries', () => lookup(s().accessEntries)),
+      podIdentityAssociations: () =>
+        call('eks', 'ListPodIdentityAssociations', () => optionalData(s().podIdentityAssociations)),
+      addons: () => call('eks', 'ListAddons', () => optionalData(s().addons)),
     }),
     ec2: (region) => ({
       region,
@@ -103,10 +111,19 @@ export function createFakeCluster(initial: ClusterSnapshot): FakeCluster {
           roleId: 'AROA00000000000000000',
           createDate: '2024-01-01T00:00:00Z',
         })),
+      oidcProviders: () => call('iam', 'ListOpenIDConnectProviders', () => optionalData(s().oidcProviders)),
+      simulateRoleAction: (roleArn, action) =>
+        call('iam', 'SimulatePrincipalPolicy', () => {
+          const known = optionalData(s().nodeRolePermissions).find(
+            (p) => p.roleArn === roleArn && p.action === action,
+          );
+          return known ?? { roleArn, action, decision: 'allowed' as const };
+        }),
     },
     kube: {
       awsAuth: () => call('kube', 'awsAuth', () => lookup(s().awsAuth)),
       nodes: () => call('kube', 'nodes', () => []),
+      serviceAccounts: () => call('kube', 'serviceAccounts', () => optionalData(s().serviceAccounts)),
       ec2NodeClasses: () =>
         call('kube', 'ec2NodeClasses', () => {
           const classes = dataOf(s().karpenterNodeClasses);

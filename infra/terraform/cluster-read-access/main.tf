@@ -58,6 +58,12 @@ resource "kubernetes_cluster_role_v1" "reader" {
     resources  = ["nodes"]
     verbs      = ["list"]
   }
+  # IRSA: the eks.amazonaws.com/role-arn annotation of each service account (list only; never Secrets).
+  rule {
+    api_groups = [""]
+    resources  = ["serviceaccounts"]
+    verbs      = ["list"]
+  }
   rule {
     api_groups = ["karpenter.k8s.aws"]
     resources  = ["ec2nodeclasses"]

@@ -1,6 +1,6 @@
 # eks-auth-sentinel — forward the EKS CloudTrail calls of one Region to the default event bus of
 # the monitor's home Region. Instantiate once per Region that has clusters (not the home Region),
-# each with that Region's provider:
+# each with that Region's provider — and in us-east-1 in any case, where IAM's records arrive:
 #
 #   module "forward_us_east_1" {
 #     source      = "./infra/terraform/forward-eks-events"
@@ -32,7 +32,22 @@ locals {
     "AssociateAccessPolicy",
     "DisassociateAccessPolicy",
     "UpdateClusterConfig",
+    "CreatePodIdentityAssociation",
+    "UpdatePodIdentityAssociation",
+    "DeletePodIdentityAssociation",
+    "UpdateAddon",
+    "DeleteAddon",
   ]
+  # IAM is global: CloudTrail delivers its records to EventBridge in us-east-1 only, so the
+  # module instance of us-east-1 forwards them too.
+  iam_event_names = [
+    "DeleteRole",
+    "UpdateAssumeRolePolicy",
+    "DetachRolePolicy",
+    "DeleteRolePolicy",
+    "DeleteOpenIDConnectProvider",
+  ]
+  forward_iam = data.aws_region.current.name == "us-east-1"
 }
 
 resource "aws_iam_role" "forward" {
@@ -81,6 +96,36 @@ resource "aws_cloudwatch_event_rule" "forward" {
   }
 }
 
+resource "aws_cloudwatch_event_rule" "forward_iam" {
+  count       = local.forward_iam ? 1 : 0
+  name_prefix = "${var.name_prefix}-fwd-iam-"
+  description = "IAM calls that break Pod Identity or IRSA (successful only) → eks-auth-sentinel in ${var.home_region}"
+  event_pattern = jsonencode({
+    source        = ["aws.iam"]
+    "detail-type" = ["AWS API Call via CloudTrail"]
+    detail = {
+      eventSource = ["iam.amazonaws.com"]
+      eventName   = local.iam_event_names
+      errorCode   = [{ exists = false }]
+    }
+  })
+  tags = var.tags
+}
+
+resource "aws_cloudwatch_event_target" "home_bus_iam" {
+  count    = local.forward_iam ? 1 : 0
+  rule     = aws_cloudwatch_event_rule.forward_iam[0].name
+  arn      = local.target_bus_arn
+  role_arn = aws_iam_role.forward.arn
+  retry_policy {
+    maximum_event_age_in_seconds = 3600
+    maximum_retry_attempts       = 10
+  }
+  dead_letter_config {
+    arn = aws_sqs_queue.dead_letters.arn
+  }
+}
+
 resource "aws_sqs_queue" "dead_letters" {
   name_prefix               = "${var.name_prefix}-fwd-dlq-"
   message_retention_seconds = 1209600
@@ -97,7 +142,7 @@ resource "aws_sqs_queue_policy" "dead_letters" {
       Principal = { Service = "events.amazonaws.com" }
       Action    = "sqs:SendMessage"
       Resource  = aws_sqs_queue.dead_letters.arn
-      Condition = { ArnEquals = { "aws:SourceArn" = aws_cloudwatch_event_rule.forward.arn } }
+      Condition = { ArnEquals = { "aws:SourceArn" = concat([aws_cloudwatch_event_rule.forward.arn], aws_cloudwatch_event_rule.forward_iam[*].arn) } }
     }]
   })
 }

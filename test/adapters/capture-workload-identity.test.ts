@@ -1,0 +1,135 @@
+/**
+ * Workload identity over the real SDK clients against the sandbox: Pod Identity associations,
+ * the agent add-on, service accounts, IAM OIDC providers, trust policies (GetRole, URL-encoded on
+ * the wire) and SimulatePrincipalPolicy of the node roles; a 403 on a new source names the
+ * permission in `monitor/source-unavailable`.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
+import { captureSnapshot } from '../../shared/app/capture-snapshot.ts';
+import { assessSnapshot } from '../../shared/core/engine.ts';
+import type { ClusterSnapshot } from '../../shared/core/model.ts';
+import { validateSnapshot } from '../../shared/core/snapshot-schema.ts';
+import type { CaptureDeps } from '../../shared/ports.ts';
+import { callsOf, loadScenario, sandboxDeps } from '../support/sandbox-helpers.ts';
+
+const REGION = 'eu-west-1';
+const ROLE = (name: string) => `arn:aws:iam::111122223333:role/${name}`;
+
+describe('captureSnapshot: workload identity', () => {
+  let sandbox: Sandbox;
+  let deps: CaptureDeps;
+  const seeds = {
+    pod: loadScenario('workload-identity/wi-healthy-pod-identity'),
+    irsa: loadScenario('workload-identity/wi-healthy-irsa'),
+  };
+  beforeAll(async () => {
+    sandbox = await startSandbox({
+      clusters: [
+        { snapshot: seeds.pod, name: 'prod' },
+        { snapshot: seeds.irsa, name: 'irsa' },
+      ],
+    });
+    deps = sandboxDeps(sandbox);
+  });
+  afterAll(async () => sandbox.close());
+  beforeEach(() => {
+    sandbox.faults.clear();
+    sandbox.calls.length = 0;
+  });
+
+  const capture = async (name: string): Promise<ClusterSnapshot> => {
+    const snapshot = await captureSnapshot(deps, { region: REGION, clusterName: name });
+    expect(validateSnapshot(JSON.parse(JSON.stringify(snapshot)))).toMatchObject({ ok: true });
+    return snapshot;
+  };
+
+  it('reads associations, the agent, service accounts, the issuer and node-role permissions as the seed holds them', async () => {
+    const s = await capture('prod');
+    const iso = (t: string | undefined) => (t === undefined ? undefined : new Date(t).toISOString());
+    const seeded =
+      seeds.pod.podIdentityAssociations?.status === 'ok' ? seeds.pod.podIdentityAssociations.data : [];
+    expect(s.podIdentityAssociations).toEqual({
+      status: 'ok',
+      data: seeded.map((a) => ({ ...a, createdAt: iso(a.createdAt), modifiedAt: iso(a.modifiedAt) })),
+    });
+    expect(s.addons).toEqual({
+      status: 'ok',
+      data: [
+        { name: 'eks-pod-identity-agent', status: 'ACTIVE', version: 'v1.3.4-eksbuild.1', healthIssues: [] },
+        { name: 'vpc-cni', healthIssues: [] },
+      ],
+    });
+    expect(s.serviceAccounts).toEqual(seeds.pod.serviceAccounts);
+    expect(s.cluster.oidcIssuer).toMatch(/^https:\/\/oidc\.eks\.eu-west-1\.amazonaws\.com\/id\//);
+    expect(s.nodeRolePermissions).toEqual({
+      status: 'ok',
+      data: [
+        { roleArn: ROLE('prod-node-role'), action: 'eks-auth:AssumeRoleForPodIdentity', decision: 'allowed' },
+      ],
+    });
+    // Only the agent is described; every role read once.
+    expect(callsOf(sandbox, 'eks', 'DescribeAddon')).toHaveLength(1);
+    const roleReads = callsOf(sandbox, 'iam', 'GetRole').length;
+    expect(roleReads).toBe(s.iamRoles.status === 'ok' ? s.iamRoles.data.length : -1);
+  });
+
+  it('keeps the URL-decoded trust policy of workload roles only', async () => {
+    const s = await capture('prod');
+    if (s.iamRoles.status !== 'ok') throw new Error(s.iamRoles.status);
+    const workload = s.iamRoles.data.find((r) => r.arn === ROLE('payments-api'));
+    const seeded = seeds.pod.iamRoles.status === 'ok' ? seeds.pod.iamRoles.data : [];
+    expect(workload?.trustPolicy).toBe(seeded.find((r) => r.arn === ROLE('payments-api'))?.trustPolicy);
+    expect(JSON.parse(workload?.trustPolicy ?? 'null')).toMatchObject({
+      Statement: [{ Principal: { Service: 'pods.eks.amazonaws.com' } }],
+    });
+    expect(s.iamRoles.data.find((r) => r.arn === ROLE('prod-node-role'))?.trustPolicy).toBeUndefined();
+  });
+
+  it('asks IAM about node roles only where Pod Identity is in use, and reads the IRSA role and OIDC provider', async () => {
+    const s = await capture('irsa');
+    expect(s.nodeRolePermissions).toMatchObject({ status: 'absent' });
+    expect(callsOf(sandbox, 'iam', 'SimulatePrincipalPolicy')).toHaveLength(0);
+    expect(s.oidcProviders).toMatchObject({ status: 'ok' });
+    if (s.iamRoles.status !== 'ok') throw new Error(s.iamRoles.status);
+    expect(s.iamRoles.data.find((r) => r.arn === ROLE('payments-api-irsa'))?.trustPolicy).toContain(
+      'sts:AssumeRoleWithWebIdentity',
+    );
+  });
+
+  it('sees a node role whose worker policy was detached as denied', async () => {
+    const role = sandbox.iamRoles.get('prod-node-role');
+    if (role === undefined) throw new Error('no node role');
+    const before = role.attachedPolicies;
+    role.attachedPolicies = [];
+    try {
+      const s = await capture('prod');
+      expect(s.nodeRolePermissions).toMatchObject({ status: 'ok', data: [{ decision: 'implicitDeny' }] });
+    } finally {
+      if (before === undefined) delete role.attachedPolicies;
+      else role.attachedPolicies = before;
+    }
+  });
+
+  it.each([
+    ['iam', 'SimulatePrincipalPolicy', 'nodeRolePermissions', 'iam:SimulatePrincipalPolicy'],
+    ['iam', 'ListOpenIDConnectProviders', 'oidcProviders', 'iam:ListOpenIDConnectProviders'],
+    ['eks', 'ListPodIdentityAssociations', 'podIdentityAssociations', 'eks:ListPodIdentityAssociations'],
+    ['kube', 'ListServiceAccounts', 'serviceAccounts', 'serviceaccounts'],
+  ] as const)(
+    'a 403 on %s %s leaves %s an error naming %s, reported by monitor/source-unavailable',
+    async (service, operation, source, permission) => {
+      sandbox.faults.inject({
+        service,
+        operation,
+        status: 403,
+        code: service === 'kube' ? 'Forbidden' : service === 'iam' ? 'AccessDenied' : 'AccessDeniedException',
+      });
+      const s = await capture('prod');
+      expect(s[source]).toMatchObject({ status: 'error', error: expect.stringContaining(permission) });
+      const findings = assessSnapshot(s).filter((f) => f.ruleId === 'monitor/source-unavailable');
+      expect(findings.map((f) => f.subject)).toContain(source);
+      expect(findings.find((f) => f.subject === source)?.detail).toContain(permission);
+    },
+  );
+});
