@@ -79,9 +79,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Quote a value from the record for a reason, short and on one line. */
+/**
+ * Quote a value from the record for a reason, short and on one line. Only strings and primitives
+ * are written out: an object is named by its kind, never stringified (a hostile
+ * `{"toString": false}` makes `String(value)` throw; a long array would fill the reason).
+ */
 function quote(value: unknown): string {
-  return toOneLine(typeof value === 'string' ? JSON.stringify(value) : String(value), 80);
+  if (typeof value === 'string') return toOneLine(JSON.stringify(value), 80);
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object' && value !== null) return 'an object';
+  if (typeof value === 'function') return 'a function';
+  return toOneLine(String(value), 80);
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
@@ -485,7 +493,9 @@ export function parseEksEvent(input: unknown): EksEventParse {
   }
   if (record.errorCode !== undefined && record.errorCode !== null && record.errorCode !== '') {
     return ignored(
-      `the call failed: ${typeof record.errorCode === 'string' ? record.errorCode : quote(record.errorCode)}`,
+      typeof record.errorCode === 'string'
+        ? `the call failed: ${toOneLine(record.errorCode, 80)}`
+        : `the call failed (errorCode is ${quote(record.errorCode)}, not a string)`,
     );
   }
   if (record.readOnly === true) return ignored(`${eventName} is a read-only call`);
