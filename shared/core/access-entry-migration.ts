@@ -10,8 +10,9 @@ import type { RoleConsumer } from './consumers.ts';
 import { usernameProblem } from './migrate.ts';
 import { principalKey } from './principal.ts';
 import type { HclAttribute, HclItem } from './quote/hcl.ts';
-import type { ShellCommand, ShellWord } from './quote/shell.ts';
+import type { ShellCommand, ShellScript, ShellWord } from './quote/shell.ts';
 import { ADMIN_POLICY_ARN, eksCommand, principalArnFlag, str, uniqueTerraformNames } from './remediation.ts';
+import { firstOf, kindCounts, listedLines, MAX_LISTED } from './rules/listing.ts';
 
 export interface AwsAuthOnlyPrincipal {
   arn: string;
@@ -130,13 +131,38 @@ function accessEntryItem(a: Analysis, p: AwsAuthOnlyPrincipal, name: string): Hc
   return { name, value: { object: body } };
 }
 
-/** The access entries for `principals` (roles and users: others have no entry form) as a fix. */
-export function accessEntriesFix(
-  a: Analysis,
-  principals: readonly AwsAuthOnlyPrincipal[],
-): { cli: ShellCommand[]; terraform: HclItem[]; notes: string[] } {
+/**
+ * Principals the fix writes out one command (and one `access_entries` item) each; beyond, the fix
+ * is the `eks-auth-sentinel migrate` command that writes the whole plan, so a hostile aws-auth of
+ * thousands of principals gives a bounded alert (6,884 principals were 2.5 MB of commands).
+ */
+export const MAX_FIX_PRINCIPALS = 50;
+
+export interface AccessEntriesFix {
+  cli: ShellScript;
+  terraform: { hcl: HclItem[] } | { shell: ShellScript };
+  notes: string[];
+}
+
+/** `eks-auth-sentinel migrate --cluster … --region … --format <format>`: the whole plan, any size. */
+function migrateCommand(a: Analysis, format: 'aws-cli' | 'terraform'): ShellCommand {
+  return {
+    argv: [
+      'eks-auth-sentinel',
+      'migrate',
+      { flag: '--cluster', value: a.cluster.name },
+      { flag: '--region', value: a.cluster.region },
+      { flag: '--format', value: format },
+    ],
+  };
+}
+
+/**
+ * The access entries for `principals` (roles and users: others have no entry form) as a fix: every
+ * command up to MAX_FIX_PRINCIPALS, else the `migrate` command that plans them all.
+ */
+export function accessEntriesFix(a: Analysis, principals: readonly AwsAuthOnlyPrincipal[]): AccessEntriesFix {
   const fixable = principals.filter((p) => p.kind === 'role' || p.kind === 'user');
-  const names = uniqueTerraformNames(fixable.map((p) => p.arn));
   const notes = [
     'Groups starting with system: cannot be given to STANDARD access entries; system:masters becomes AmazonEKSClusterAdminPolicy.',
   ];
@@ -144,6 +170,26 @@ export function accessEntriesFix(
     notes.push(
       'mapAccounts and SSO matchers have no access-entry equivalent: create one entry per principal.',
     );
+  if (fixable.length > MAX_FIX_PRINCIPALS) {
+    const what = `${fixable.length} principals need an access entry, too many (over ${MAX_FIX_PRINCIPALS}) to write out in an alert`;
+    return {
+      cli: [
+        { comment: `${what}. Write the commands for all of them, review the file, then run it:` },
+        migrateCommand(a, 'aws-cli'),
+      ],
+      terraform: {
+        shell: [
+          { comment: `${what}. Write access_entries for all of them:` },
+          migrateCommand(a, 'terraform'),
+        ],
+      },
+      notes: [
+        `${what}: \`eks-auth-sentinel migrate\` plans an access entry for each (node roles with their type, system:masters as AmazonEKSClusterAdminPolicy, the aws-auth username where EKS accepts it) and names what cannot move.`,
+        ...notes,
+      ],
+    };
+  }
+  const names = uniqueTerraformNames(fixable.map((p) => p.arn));
   for (const p of fixable) {
     const why = nodeEntryTypeOf(a, p) ? undefined : usernameProblem(p.username);
     if (why !== undefined && p.username !== '')
@@ -151,12 +197,42 @@ export function accessEntriesFix(
   }
   return {
     cli: fixable.flatMap((p) => accessEntryCommandsFor(a, p)),
-    terraform: [
-      {
-        name: 'access_entries',
-        value: { object: fixable.map((p, i) => accessEntryItem(a, p, names[i] ?? 'principal')) },
-      },
-    ],
+    terraform: {
+      hcl: [
+        {
+          name: 'access_entries',
+          value: { object: fixable.map((p, i) => accessEntryItem(a, p, names[i] ?? 'principal')) },
+        },
+      ],
+    },
     notes,
   };
+}
+
+/**
+ * The detail lines naming `principals`: all of them, or, past MAX_LISTED, the total (`intro`), the
+ * first ones with node and Fargate roles first (what breaks first), and the count of the rest;
+ * with the listed principals for the evidence.
+ */
+export function principalListing(
+  a: Analysis,
+  principals: readonly AwsAuthOnlyPrincipal[],
+  intro: string,
+): { lines: string[]; listed: AwsAuthOnlyPrincipal[]; unlisted: number } {
+  const cut = principals.length > MAX_LISTED;
+  const hasConsumer = (p: AwsAuthOnlyPrincipal) => consumerOfPrincipal(a, p) !== undefined;
+  const ordered = cut
+    ? [...principals.filter(hasConsumer), ...principals.filter((p) => !hasConsumer(p))]
+    : principals;
+  const { listed, unlisted } = firstOf(ordered);
+  const lines = listedLines(
+    ordered,
+    (p) => `${p.kind} ${p.arn} → "${p.username}" ${JSON.stringify(p.groups)}`,
+    {
+      header: (n) =>
+        `${intro} (${principals.length}: ${kindCounts(principals, (p) => p.kind)}); the first ${n}, node and Fargate roles first:`,
+      more: 'principal(s)',
+    },
+  );
+  return { lines, listed, unlisted };
 }

@@ -25,8 +25,17 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** Quote a value from the record for a reason, short and on one line. */
+/**
+ * Quote a value from the record for a reason, short and on one line. Only strings and primitives
+ * are written out: an object is named by its kind, never stringified (a hostile
+ * `{"toString": false}` makes `String(value)` throw; a long array would fill the reason).
+ */
 export function quote(value: unknown): string {
-  return toOneLine(typeof value === 'string' ? JSON.stringify(value) : String(value), 80);
+  if (typeof value === 'string') return toOneLine(JSON.stringify(value), 80);
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object' && value !== null) return 'an object';
+  if (typeof value === 'function') return 'a function';
+  return toOneLine(String(value), 80);
 }
 
 export function describeIssue(issue: z.core.$ZodIssue): string {

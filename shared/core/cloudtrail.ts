@@ -55,7 +55,7 @@ import {
   type AuthenticationMode,
   type ClusterId,
 } from './model.ts';
-import { formatJsonPath } from './snapshot-schema.ts';
+import { formatJsonPath, toOneLine } from './snapshot-schema.ts';
 
 export const HANDLED_EKS_EVENTS = [
   'DeleteNodegroup',
@@ -420,7 +420,9 @@ export function parseEksEvent(input: unknown): EksEventParse {
   }
   if (record.errorCode !== undefined && record.errorCode !== null && record.errorCode !== '') {
     return ignored(
-      `the call failed: ${typeof record.errorCode === 'string' ? record.errorCode : quote(record.errorCode)}`,
+      typeof record.errorCode === 'string'
+        ? `the call failed: ${toOneLine(record.errorCode, 80)}`
+        : `the call failed (errorCode is ${quote(record.errorCode)}, not a string)`,
     );
   }
   if (record.readOnly === true) return ignored(`${eventName} is a read-only call`);

@@ -270,6 +270,29 @@ describe('parseEksEvent', () => {
     expect(reasonOf(event, 'ignored')).toBe('the call failed: AccessDenied');
   });
 
+  it('ignores a failed call whose errorCode is not a string, without stringifying it', () => {
+    // fast-check counterexample: String({ toString: false }) throws "Cannot convert object to primitive value"
+    for (const [errorCode, what] of [
+      [{ toString: false }, 'an object'],
+      [Object.create(null), 'an object'],
+      [['AccessDenied'], 'an array'],
+      [42, '42'],
+    ] as const) {
+      const event = fixture('delete-nodegroup');
+      event.detail.errorCode = errorCode;
+      expect(reasonOf(event, 'ignored')).toBe(`the call failed (errorCode is ${what}, not a string)`);
+    }
+  });
+
+  it('names a hostile non-string eventSource or detail-type by its kind', () => {
+    const event = fixture('delete-nodegroup');
+    event.detail.eventSource = { toString: false };
+    expect(reasonOf(event, 'ignored')).toBe('not an EKS call (eventSource an object)');
+    const envelope = fixture('delete-nodegroup');
+    envelope['detail-type'] = { valueOf: 1, toString: 'x' };
+    expect(reasonOf(envelope, 'ignored')).toBe('not a CloudTrail API call (detail-type an object)');
+  });
+
   it('decodes a URL-encoded principalArn (DeleteAccessEntry, AssociateAccessPolicy)', () => {
     expect(fixture('delete-access-entry').detail.requestParameters.principalArn).toContain('%3A');
     expect(fixture('associate-access-policy').detail.requestParameters.principalArn).toContain('%2F');

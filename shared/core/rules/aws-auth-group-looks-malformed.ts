@@ -1,10 +1,14 @@
 import type { AwsAuthEntry } from '../quote/yaml.ts';
+import { firstOf } from './listing.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 /** A group name with white space is a YAML slip: `system:bootstrappers - system:nodes`. */
 export function looksMalformed(group: string): boolean {
   return /\s/.test(group) || group.startsWith('-') || group === '';
 }
+
+/** Malformed groups a title names; an entry with thousands of them (hostile) names the first few and counts the rest. */
+const MAX_TITLE_GROUPS = 3;
 
 export const awsAuthGroupLooksMalformed: Rule = {
   id: 'aws-auth/group-looks-malformed',
@@ -27,10 +31,11 @@ export const awsAuthGroupLooksMalformed: Rule = {
       const { location: _, ...mapping } = m;
       const fixed: AwsAuthEntry =
         'userarn' in mapping ? { user: { ...mapping, groups } } : { role: { ...mapping, groups } };
+      const named = firstOf(bad, MAX_TITLE_GROUPS);
       out.push({
         severity: 'high',
         subject: arn,
-        title: `aws-auth ${m.location.dataKey} entry for ${arn} has malformed group(s): ${bad.map((g) => JSON.stringify(g)).join(', ')}`,
+        title: `aws-auth ${m.location.dataKey} entry for ${arn} has malformed group(s): ${named.listed.map((g) => JSON.stringify(g)).join(', ')}${named.unlisted > 0 ? ` and ${named.unlisted} more` : ''}`,
         detail: `Entry ${m.location.index}${m.location.line ? ` (line ${m.location.line})` : ''} carries group(s) no RBAC binding names; the principal has none of the groups that were meant.`,
         evidence: { groups: m.groups, malformed: bad, location: m.location },
         remediation: {

@@ -1,6 +1,7 @@
 import type { AwsAuthIssue } from '../aws-auth/index.ts';
 import type { AwsAuthConfigMap, Severity } from '../model.ts';
 import { lastWriterOf, writerActor } from './aws-auth-entry-removed.ts';
+import { firstOf, kindCounts, MAX_LISTED, moreLine } from './listing.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 const KNOWN_KEYS = ['mapRoles', 'mapUsers', 'mapAccounts'];
@@ -13,8 +14,8 @@ function where(i: AwsAuthIssue): string {
 
 const MAX_LINE_CHARS = 200;
 /** What one finding lists at most; the rest is counted ("… and 39,980 more"), so an alert stays readable. */
-export const MAX_LISTED_ISSUES = 10;
-export const MAX_BROKEN_LINES = 10;
+export const MAX_LISTED_ISSUES = MAX_LISTED;
+export const MAX_BROKEN_LINES = MAX_LISTED;
 
 /**
  * The lines of a key's raw value, split once (an alias bomb has tens of thousands of issues, each
@@ -63,16 +64,6 @@ function brokenLinesOf(
     if (shown.length < max) shown.push(b);
   }
   return { shown, total: seen.size };
-}
-
-/** `20,001 type-mismatch, 20,001 invalid-entry`: the kinds of the issues, most frequent first. */
-function kindCounts(issues: readonly AwsAuthIssue[]): string {
-  const counts = new Map<string, number>();
-  for (const i of issues) counts.set(i.kind, (counts.get(i.kind) ?? 0) + 1);
-  return [...counts]
-    .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
-    .map(([kind, n]) => `${n} ${kind}`)
-    .join(', ');
 }
 
 /**
@@ -125,8 +116,7 @@ export const awsAuthParseFailure: Rule = {
       const failed = issues.find((i) => i.kind === 'key-parse-failure');
       const raw = configMap?.data[dataKey];
       const broken = brokenLinesOf(raw, issues, MAX_BROKEN_LINES);
-      const listed = issues.slice(0, MAX_LISTED_ISSUES);
-      const unlisted = issues.length - listed.length;
+      const { listed, unlisted } = firstOf(issues, MAX_LISTED_ISSUES);
       const writer = configMap === undefined ? undefined : lastWriterOf(configMap.managedFields, dataKey);
       out.push({
         severity,
@@ -142,14 +132,14 @@ export const awsAuthParseFailure: Rule = {
         detail: [
           // The count first: a channel that cuts a long detail (Slack) still says how much broke.
           ...(unlisted > 0
-            ? [`${issues.length} problems in ${dataKey} (${kindCounts(issues)}); the first ${listed.length}:`]
+            ? [
+                `${issues.length} problems in ${dataKey} (${kindCounts(issues, (i) => i.kind)}); the first ${listed.length}:`,
+              ]
             : []),
           ...listed.map((i) => `${where(i)}: ${i.message} — lost: ${i.lost}`),
-          ...(unlisted > 0 ? [`… and ${unlisted} more problem(s) in ${dataKey}.`] : []),
+          ...moreLine(unlisted, `problem(s) in ${dataKey}`),
           ...broken.shown.map((l) => `${dataKey} line ${l.line}: ${l.text}`),
-          ...(broken.total > broken.shown.length
-            ? [`… and ${broken.total - broken.shown.length} more broken line(s) in ${dataKey}.`]
-            : []),
+          ...moreLine(broken.total - broken.shown.length, `broken line(s) in ${dataKey}`),
           ...(writer === undefined
             ? []
             : [

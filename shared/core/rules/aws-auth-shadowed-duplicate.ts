@@ -1,4 +1,5 @@
 import type { RoleMapping, UserMapping } from '../aws-auth/index.ts';
+import { firstOf } from './listing.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 export const awsAuthShadowedDuplicate: Rule = {
@@ -35,16 +36,17 @@ export const awsAuthShadowedDuplicate: Rule = {
       const differs = list.some(
         (m) => m.username !== winner.username || m.groups.join('\u0000') !== winner.groups.join('\u0000'),
       );
+      // The title has the count; a hostile aws-auth mapping one ARN thousands of times lists a few.
+      const dead = firstOf(list.slice(0, -1));
+      const shown = [...dead.listed, winner];
       out.push({
         severity: differs ? 'medium' : 'low',
         subject: arn,
         title: `${arn} is mapped ${list.length} times in ${winner.location.dataKey}; only the last applies`,
-        detail: `Effective: ${describe(winner)}. Dead: ${list
-          .slice(0, -1)
-          .map(describe)
-          .join('; ')}.${differs ? ' The entries differ: what the dead ones grant is not granted.' : ''}`,
+        detail: `Effective: ${describe(winner)}. Dead: ${dead.listed.map(describe).join('; ')}${dead.unlisted > 0 ? `; … and ${dead.unlisted} more` : ''}.${differs ? ' The entries differ: what the dead ones grant is not granted.' : ''}`,
         evidence: {
-          entries: list.map((m) => ({ location: m.location, username: m.username, groups: m.groups })),
+          entries: shown.map((m) => ({ location: m.location, username: m.username, groups: m.groups })),
+          ...(dead.unlisted > 0 ? { entryCount: list.length } : {}),
         },
         remediation: {
           summary: `Remove the earlier entries for ${arn}, keeping what is meant in one entry.`,

@@ -3,6 +3,7 @@ import {
   accessEntriesFix,
   awsAuthOnlyPrincipals,
   consumerOfPrincipal,
+  principalListing,
 } from '../access-entry-migration.ts';
 import { roleNameOf } from '../principal.ts';
 import { blastRadiusOf, nodesTimeToImpact } from '../remediation.ts';
@@ -41,20 +42,25 @@ export const clusterApiModeIgnoresAwsAuth: Rule = {
     const names = lost.slice(0, TITLE_NAMES).map(principalLabel);
     const more = lost.length - names.length;
     const fix = accessEntriesFix(a, lost);
+    const listing = principalListing(a, lost, 'Principals that lost access');
     const draft: FindingDraft = {
       severity: consumers.length > 0 ? 'critical' : 'high',
       subject: a.snapshot.clusterArn,
       title: `${a.cluster.name} runs in API mode: ${lost.length} principal(s) mapped only in aws-auth have lost access (${names.join(', ')}${more > 0 ? ` and ${more} more` : ''})${consumers.length > 0 ? `, node/Fargate roles of ${nodes} node(s) among them` : ''}`,
       detail: [
         'EKS ignores aws-auth in API mode; these mappings no longer authenticate anyone:',
-        ...lost.map((p) => `${p.kind} ${p.arn} → "${p.username}" ${JSON.stringify(p.groups)}`),
+        ...listing.lines,
       ].join('\n'),
-      evidence: { mode: a.mode, lost },
+      evidence: {
+        mode: a.mode,
+        lost: listing.listed,
+        ...(listing.unlisted > 0 ? { lostCount: lost.length } : {}),
+      },
       remediation: {
         summary:
           'Create an access entry for each principal (the username and groups it had in aws-auth are kept below). API mode cannot be switched back.',
         cli: fix.cli,
-        terraform: { hcl: fix.terraform },
+        terraform: fix.terraform,
         notes: fix.notes,
       },
     };

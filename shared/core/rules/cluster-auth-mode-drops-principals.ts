@@ -1,4 +1,9 @@
-import { accessEntriesFix, awsAuthOnlyPrincipals, consumerOfPrincipal } from '../access-entry-migration.ts';
+import {
+  accessEntriesFix,
+  awsAuthOnlyPrincipals,
+  consumerOfPrincipal,
+  principalListing,
+} from '../access-entry-migration.ts';
 import { blastRadiusOf, nodesTimeToImpact } from '../remediation.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
@@ -18,18 +23,22 @@ export const clusterAuthModeDropsPrincipals: Rule = {
     if (dropped.length === 0) return [];
     const consumers = dropped.map((d) => consumerOfPrincipal(b, d)).filter((c) => c !== undefined);
     const fix = accessEntriesFix(b, dropped);
+    const listing = principalListing(b, dropped, 'Principals dropped');
     const draft: FindingDraft = {
       severity: consumers.length > 0 ? 'critical' : 'high',
       subject: a.snapshot.clusterArn,
       title: `Switching ${a.cluster.name} to API mode drops ${dropped.length} aws-auth principal(s)${consumers.length ? `, including node/Fargate roles of ${consumers.reduce((n, c) => n + c.nodes.length, 0)} node(s)` : ''}`,
-      detail: dropped
-        .map((d) => `${d.kind} ${d.arn} → "${d.username}" ${JSON.stringify(d.groups)}`)
-        .join('\n'),
-      evidence: { from: b.mode, to: 'API', dropped },
+      detail: listing.lines.join('\n'),
+      evidence: {
+        from: b.mode,
+        to: 'API',
+        dropped: listing.listed,
+        ...(listing.unlisted > 0 ? { droppedCount: dropped.length } : {}),
+      },
       remediation: {
         summary: 'Create these access entries first, confirm access, then switch. API mode cannot be undone.',
         cli: fix.cli,
-        terraform: { hcl: fix.terraform },
+        terraform: fix.terraform,
         notes: fix.notes,
       },
     };
