@@ -56,6 +56,22 @@ class SentinelPreflight {
           `slackWebhookParameter: "${slack}" is neither an SSM parameter name starting with / nor "disabled": --param=slackWebhookParameter=/eks-auth-sentinel/slack-webhook`,
         );
       }
+      const bot = String(env.SENTINEL_SLACK_BOT_TOKEN_PARAMETER ?? 'disabled');
+      if (bot !== 'disabled' && !bot.startsWith('/')) {
+        problems.push(
+          `slackBotTokenParameter: "${bot}" is neither an SSM parameter name starting with / nor "disabled": --param=slackBotTokenParameter=/eks-auth-sentinel/slack-bot-token`,
+        );
+      }
+      if (bot !== 'disabled' && slack !== 'disabled') {
+        problems.push(
+          'slackBotTokenParameter: set either it or slackWebhookParameter, not both: drop --param=slackWebhookParameter=…',
+        );
+      }
+      if (bot !== 'disabled' && !/^[CGD][A-Z0-9]{6,20}$/.test(String(env.SENTINEL_SLACK_CHANNEL ?? ''))) {
+        problems.push(
+          'slackChannel: a channel ID is needed with slackBotTokenParameter: --param=slackChannel=C0123456789',
+        );
+      }
     }
     return [...problems, ...this.bundleProblems(Object.keys(service.functions ?? {}))];
   }
