@@ -189,7 +189,7 @@ describe('createSlackBotSender (sandbox Web API, DynamoDB alert state)', () => {
     ],
   ])(
     'reports {ok:false, error: %s} as undelivered with the cause, stopping the rest',
-    async (code, options, message) => {
+    async (code, options: { channel?: string; token?: string }, message) => {
       const notices = [notice(), notice({ cluster: { ...TEST_CLUSTER, name: 'other' } })];
       const result = await sender({ ...options, retryBudgetMs: 0 }).send(notices, {
         threadOf: (n) =>

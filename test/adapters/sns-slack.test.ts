@@ -363,7 +363,8 @@ describe('createSlackNoticeSender under the rate limit (sandbox sink)', () => {
     expect(result.delivered.size).toBe(60);
     const times = sandbox.slack.map((m) => m.at);
     expect(times.length).toBeGreaterThanOrEqual(3);
-    for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeGreaterThanOrEqual(1000);
+    for (let i = 1; i < times.length; i++)
+      expect((times[i] ?? 0) - (times[i - 1] ?? 0)).toBeGreaterThanOrEqual(1000);
     const json = JSON.stringify(sandbox.slack.map((m) => m.body));
     for (let i = 0; i < 60; i++) expect(json).toContain(`Finding ${i} of the storm`);
     const statuses = sandbox.calls
