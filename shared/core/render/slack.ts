@@ -203,8 +203,13 @@ type Detail = 'full' | 'no-code' | 'minimal';
  */
 export function shortenArns(text: string): string {
   return text.replace(
-    /\barn:aws[a-z-]*:(?:iam|sts)::[^\s:]*:(role|user|assumed-role|instance-profile)\/(?:[^\s/,;]+\/)*([^\s/,;]+)/g,
-    (_all, kind: string, name: string) => `${kind === 'assumed-role' ? 'role' : kind} ${name}`,
+    /\barn:aws[a-z-]*:(?:iam|sts)::[^\s:]*:(role|user|assumed-role|instance-profile)\/([^\s,;]+)/g,
+    (_all, kind: string, path: string) => {
+      const parts = path.split('/').filter((p) => p !== '');
+      // assumed-role/<role>/<session>: the role; role/<path…>/<name>: the name.
+      const name = kind === 'assumed-role' ? parts[0] : parts[parts.length - 1];
+      return `${kind === 'assumed-role' ? 'role' : kind} ${name ?? path}`;
+    },
   );
 }
 
