@@ -67,7 +67,7 @@ describe('npm start: the incident demo', () => {
     expect(edit).toBeLessThan(notReady);
     expect(followUp).toBeGreaterThan(notReady);
     // What Slack received, rendered: what, who loses access, the fix as code.
-    expect(out).toContain('CRITICAL · New · Deleting node group general');
+    expect(out).toContain('CRITICAL · prod · Deleting node group general');
     expect(out).toMatch(/Who loses access.*3 nodes/);
     expect(out).toContain('--principal-arn arn:aws:iam::111122223333:role/prod-node-role --type EC2_LINUX');
     expect(out).toContain('Subject: [CRITICAL] prod eu-west-1: nodegroup/deletion-orphans-role');
