@@ -59,7 +59,8 @@ class SentinelPreflight {
       const bot = String(env.SENTINEL_SLACK_BOT_TOKEN_PARAMETER ?? 'disabled');
       if (bot !== 'disabled' && !bot.startsWith('/')) {
         problems.push(
-          `slackBotTokenParameter: "${bot}" is neither an SSM parameter name starting with / nor "disabled": --param=slackBotTokenParameter=/eks-auth-sentinel/slack-bot-token`,
+          // The value is not echoed: it may be the token itself, pasted by mistake.
+          'slackBotTokenParameter: neither an SSM parameter name starting with / nor "disabled" (the name of the parameter, never the token): --param=slackBotTokenParameter=/eks-auth-sentinel/slack-bot-token',
         );
       }
       if (bot !== 'disabled' && slack !== 'disabled') {
