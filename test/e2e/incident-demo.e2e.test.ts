@@ -109,11 +109,11 @@ describe('npm start: the incident demo', () => {
     // it ends with the damage still open and named, never "Resolved"
     expect(out).not.toMatch(/Resolved/);
     expect(out).toMatch(
-      /HIGH · Confirmed · prod runs in API mode: 1 principal\(s\) mapped only in aws-auth have lost access \(role developers\)/,
+      /HIGH \(confirmed\) · prod · prod runs in API mode: 1 principal\(s\) mapped only in aws-auth have lost access \(role developers\)/,
     );
     expect(out).toContain('Prediction confirmed: "Switching prod to API mode drops 1 aws-auth principal(s)"');
     const last = out.slice(out.lastIndexOf('Slack received'));
-    expect(last).toContain('Confirmed');
+    expect(last).toContain('HIGH (confirmed)');
   });
 
   it('lists the scenarios in --help', async () => {
