@@ -540,7 +540,8 @@ async function main(): Promise<number> {
     const firstSns = sns.find(
       (m) => attr(m.record, 'severity') === severity && attr(m.record, 'kind') === 'opened',
     )?.at;
-    const slackHeadline = `${severity.toUpperCase()} · New`;
+    // A new notice's header: `<emoji> CRITICAL · <cluster> · …` (escalations say `(escalated)`).
+    const slackHeadline = `${severity.toUpperCase()} · `;
     const firstSlack = slack.find((m) => JSON.stringify(m.body).includes(slackHeadline))?.at;
     out.push('');
     let ok = true;

@@ -89,18 +89,27 @@ const WEBHOOK_PATTERN = /https?:\/\/[^\s"'<>]*\/services\/[^\s"'<>]+/gi;
  * or just the `T…/B…/secret` triple (workspace, channel hook, token).
  */
 const WEBHOOK_PATH_PATTERN = /(?:\/?\bservices\/)?\bT[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9_-]+/g;
+/** Slack tokens: bot `xoxb-`, user `xoxp-`, app-level `xapp-`, and the other `xox?-` kinds. */
+const SLACK_TOKEN_PATTERN = /\b(xox[abceprs]|xapp)-[A-Za-z0-9-]+/g;
 
 /**
- * Removes EKS tokens, bearer headers, presigned-URL credentials and webhook URLs (or their path or
- * token alone) from a string.
- * `webhookUrl`, when known, is removed verbatim as well (a webhook needs no `/services/` path).
+ * Removes EKS tokens, bearer headers, presigned-URL credentials, Slack tokens (`xoxb-…`) and
+ * webhook URLs (or their path or token alone) from a string.
+ * `webhookUrl` and `token`, when known, are removed verbatim as well (a webhook needs no
+ * `/services/` path).
  */
-export function redactSecrets(text: string, known: { webhookUrl?: string | undefined } = {}): string {
+export function redactSecrets(
+  text: string,
+  known: { webhookUrl?: string | undefined; token?: string | undefined } = {},
+): string {
   const url = known.webhookUrl;
-  const out = url === undefined || url === '' ? text : text.split(url).join('<webhook>');
+  let out = url === undefined || url === '' ? text : text.split(url).join('<webhook>');
+  const token = known.token;
+  if (token !== undefined && token.length >= 8) out = out.split(token).join('<token>');
   return out
     .replace(TOKEN_PATTERN, 'k8s-aws-v1.<redacted>')
     .replace(BEARER_PATTERN, 'Bearer <redacted>')
+    .replace(SLACK_TOKEN_PATTERN, '$1-<redacted>')
     .replace(PRESIGNED_PATTERN, 'X-Amz-$1=<redacted>')
     .replace(SLACK_HOOK_PATTERN, '<webhook>')
     .replace(WEBHOOK_PATTERN, '<webhook>')

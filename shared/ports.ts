@@ -8,7 +8,8 @@
  * `Lookup` with `found: false` and a reason.
  */
 
-import type { AlertRecord, Channel, EvaluationScope, PendingNotice } from './core/alerts.ts';
+import type { SlackThreadRef } from './core/alert-threads.ts';
+import type { AlertRecord, Channel, EvaluationScope, Notice, PendingNotice } from './core/alerts.ts';
 import type { Change } from './core/change.ts';
 import type { Ec2Instance, KubeNode } from './core/compute.ts';
 import type {
@@ -185,14 +186,24 @@ export interface IdempotencyStore {
 export interface DeliveryResult {
   /** The notices the channel accepted (identity within the array passed to `send`). */
   delivered: Set<PendingNotice>;
-  /** A safe message when some were not delivered (never a webhook URL). */
+  /** A safe message when some were not delivered (never a webhook URL or token). */
   error?: string;
+  /** Slack bot-token mode: the thread each delivered notice now belongs to (stored on its record). */
+  threads?: Map<PendingNotice, SlackThreadRef>;
 }
 
-/** One channel (SNS topic, Slack webhook). Never throws for delivery failures: it reports them. */
+/** What a sender may need besides the notices (Slack threads in bot-token mode). */
+export interface SendContext {
+  /** The thread a notice continues, if any. */
+  threadOf?(notice: PendingNotice): SlackThreadRef | undefined;
+  /** What a thread's first message shows after this run (its edit). */
+  boardOf?(thread: SlackThreadRef): Notice[];
+}
+
+/** One channel (SNS topic, Slack webhook or bot). Never throws for delivery failures: it reports them. */
 export interface NoticeSender {
   readonly channel: Channel;
-  send(notices: readonly PendingNotice[]): Promise<DeliveryResult>;
+  send(notices: readonly PendingNotice[], context?: SendContext): Promise<DeliveryResult>;
 }
 
 /** A request to capture and evaluate one cluster (scheduler → worker, and follow-ups). */

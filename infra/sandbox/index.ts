@@ -1,19 +1,24 @@
 /**
- * The local sandbox account: EKS, EC2, IAM, STS, SNS, a Slack webhook sink and one Kubernetes API
+ * The local sandbox account: EKS, EC2, IAM, STS, SNS, Slack (webhook and Web API) and one Kubernetes API
  * per cluster, over real HTTP(S) on 127.0.0.1, seeded from ClusterSnapshots.
  */
 import type { Server } from 'node:http';
 import { createAccessEvaluator } from './auth.ts';
 import { sandboxTls } from './certs.ts';
 import { createEksServer } from './eks-service.ts';
+import { randomUpper } from './ids.ts';
 import { createKubeServer } from './kube-service.ts';
-import { createQueryServer, createSlackServer } from './query-services.ts';
+import { createQueryServer } from './query-services.ts';
 import { closeServer, listen, makePrincipal, Runtime } from './runtime.ts';
-import { createSsmServer, SLACK_WEBHOOK_PARAMETER } from './ssm-service.ts';
+import { createSlackServer, type SlackWorkspace } from './slack-service.ts';
+import { createSsmServer, SLACK_BOT_TOKEN_PARAMETER, SLACK_WEBHOOK_PARAMETER } from './ssm-service.ts';
 import type { Sandbox, SandboxCluster, SandboxEnv, SandboxOptions } from './types.ts';
 import { type ClusterState, seedCluster, World } from './world.ts';
 
 export type * from './types.ts';
+
+/** The sandbox Slack channel the bot is a member of. */
+const SLACK_CHANNEL = 'C0SANDBOX01';
 
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const world = new World({
@@ -61,8 +66,17 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const iamUrl = await start(createQueryServer(runtime, 'iam'));
   const stsUrl = await start(createQueryServer(runtime, 'sts'));
   const snsUrl = await start(createQueryServer(runtime, 'sns'));
-  const slackUrl = `${await start(createSlackServer(runtime))}/services/T00000000/B00000000/sandbox`;
-  const ssmParameters = new Map([[SLACK_WEBHOOK_PARAMETER, slackUrl]]);
+  const slackWorkspace: SlackWorkspace = {
+    token: `xoxb-000000000-${randomUpper(12).toLowerCase()}`,
+    channels: new Map([[SLACK_CHANNEL, []]]),
+    otherChannels: new Set(['C0OUTSIDE1']),
+  };
+  const slackOrigin = await start(createSlackServer(runtime, slackWorkspace));
+  const slackUrl = `${slackOrigin}/services/T00000000/B00000000/sandbox`;
+  const ssmParameters = new Map([
+    [SLACK_WEBHOOK_PARAMETER, slackUrl],
+    [SLACK_BOT_TOKEN_PARAMETER, slackWorkspace.token],
+  ]);
   const ssmUrl = await start(createSsmServer(runtime, ssmParameters));
 
   // One Kubernetes API server per cluster: the token's x-k8s-aws-id must name that cluster.
@@ -92,6 +106,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     AWS_SECRET_ACCESS_KEY: monitor.secretAccessKey,
     AWS_REGION: region,
     SLACK_WEBHOOK_URL: slackUrl,
+    SLACK_API_URL: `${slackOrigin}/api`,
+    SLACK_BOT_TOKEN: slackWorkspace.token,
+    SLACK_CHANNEL,
   };
 
   let closed = false;
@@ -119,6 +136,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     cloudTrail: runtime.cloudTrail,
     sns: runtime.sns,
     slack: runtime.slack,
+    slackApi: { calls: runtime.slackApi, channels: slackWorkspace.channels },
     calls: runtime.calls,
     peakInFlight: runtime.peakInFlight,
     timeline: world.timeline,

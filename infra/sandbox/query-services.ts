@@ -1,6 +1,6 @@
 /**
  * The query-protocol services (form-encoded POST or GET, XML replies): EC2 DescribeInstances,
- * IAM GetInstanceProfile/GetRole, STS GetCallerIdentity, SNS Publish; and the Slack webhook sink.
+ * IAM GetInstanceProfile/GetRole, STS GetCallerIdentity, SNS Publish (Slack: slack-service.ts).
  * Every AWS request must carry a valid SigV4 signature of a sandbox principal.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -8,7 +8,7 @@ import { simulateAction } from './iam-policy-eval.ts';
 import { decodeToken, encodeToken, parseRoleArn, xmlEscape } from './ids.ts';
 import { type Incoming, type Principal, type Runtime, readIncoming, requestId, send } from './runtime.ts';
 import { parseQuery, type QueryParams, verifyRequest } from './sigv4.ts';
-import type { SandboxNode, SandboxService, SnsRecord } from './types.ts';
+import type { SandboxNode, SnsRecord } from './types.ts';
 import { type ClusterState, instanceProfileOfNode } from './world.ts';
 
 class QueryError extends Error {
@@ -585,57 +585,4 @@ function publish(ctx: QueryHandlerContext): { body: string; json: Record<string,
     json: { MessageId: messageId },
     body: `<?xml version="1.0" encoding="UTF-8"?>\n<PublishResponse xmlns="${NAMESPACES.sns}"><PublishResult><MessageId>${messageId}</MessageId></PublishResult><ResponseMetadata><RequestId>${ctx.reqId}</RequestId></ResponseMetadata></PublishResponse>`,
   };
-}
-
-// -----------------------------------------------------------------------------------------------
-// Slack incoming webhook
-
-export function createSlackServer(runtime: Runtime): Server {
-  return createServer((req, res) => {
-    handleSlack(runtime, req, res).catch(() => {
-      if (!res.headersSent) send(res, 500, 'text/plain', 'internal_error');
-    });
-  });
-}
-
-async function handleSlack(runtime: Runtime, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const incoming = await readIncoming(req);
-  const service: SandboxService = 'slack';
-  const reply = (status: number, text: string): void => {
-    runtime.record(service, 'PostMessage', undefined, status);
-    send(res, status, 'text/plain', text);
-  };
-  const fault = runtime.takeFault('slack', 'PostMessage', undefined);
-  if (fault) {
-    reply(fault.status, fault.code ?? fault.message ?? 'injected_fault');
-    return;
-  }
-  if (incoming.method !== 'POST') {
-    reply(405, 'invalid_method');
-    return;
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(incoming.body.toString('utf8'));
-  } catch {
-    reply(400, 'invalid_payload');
-    return;
-  }
-  if (typeof body !== 'object' || body === null) {
-    reply(400, 'invalid_payload');
-    return;
-  }
-  const b = body as { text?: unknown; blocks?: unknown; attachments?: unknown };
-  const hasText = typeof b.text === 'string' && b.text.length > 0;
-  const blocks = Array.isArray(b.blocks) ? b.blocks : undefined;
-  if (!hasText && !blocks && !Array.isArray(b.attachments)) {
-    reply(400, 'no_text');
-    return;
-  }
-  if (blocks && blocks.length > 50) {
-    reply(400, 'invalid_blocks');
-    return;
-  }
-  runtime.slack.push({ body, at: Date.now() });
-  reply(200, 'ok');
 }

@@ -6,7 +6,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUpper } from './ids.ts';
 import { parseQuery, type QueryParams, type ReceivedRequest } from './sigv4.ts';
-import type { SandboxCall, SandboxFault, SandboxService, SnsRecord } from './types.ts';
+import type { SandboxCall, SandboxFault, SandboxService, SlackApiCall, SnsRecord } from './types.ts';
 import type { World } from './world.ts';
 
 export interface Principal {
@@ -44,6 +44,7 @@ export class Runtime {
   readonly cloudTrail: unknown[] = [];
   readonly sns: SnsRecord[] = [];
   readonly slack: Array<{ body: unknown; at: number }> = [];
+  readonly slackApi: SlackApiCall[] = [];
   /** `full`: DescribeInstances items carry a real instance's other fields too (memory benchmarks). */
   ec2InstanceDetail: 'lean' | 'full' = 'lean';
   /** Most requests in flight at once, by `service:operation` (EKS). */

@@ -11,6 +11,7 @@ import { verifyRequest } from './sigv4.ts';
 
 /** Name of the parameter the sandbox seeds with its Slack sink URL (the deployment's default). */
 export const SLACK_WEBHOOK_PARAMETER = '/eks-auth-sentinel/slack-webhook';
+export const SLACK_BOT_TOKEN_PARAMETER = '/eks-auth-sentinel/slack-bot-token';
 
 const JSON_TYPE = 'application/x-amz-json-1.1';
 

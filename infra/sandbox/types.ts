@@ -56,6 +56,32 @@ export interface SandboxFault {
   message?: string;
   /** How many calls fail; unlimited (until `clear()`) when omitted. */
   times?: number;
+  /** Slack, status 429: the `Retry-After` header, seconds (default 1). */
+  retryAfterSeconds?: number;
+}
+
+/** One Slack Web API call as the sandbox answered it. */
+export interface SlackApiCall {
+  method: string;
+  at: number;
+  ok: boolean;
+  error?: string;
+  channel?: string;
+  /** The message posted or edited. */
+  ts?: string;
+  threadTs?: string;
+  body?: Record<string, unknown>;
+}
+
+/** A message in a sandbox Slack channel, as last posted or edited. */
+export interface SlackChannelMessage {
+  ts: string;
+  /** Set on a reply: the thread's first message. */
+  threadTs?: string;
+  body: Record<string, unknown>;
+  at: number;
+  /** How many times `chat.update` edited it. */
+  edits: number;
 }
 
 export interface SnsRecord {
@@ -224,6 +250,12 @@ export type SandboxEnv = Record<string, string> & {
   AWS_SECRET_ACCESS_KEY: string;
   AWS_REGION: string;
   SLACK_WEBHOOK_URL: string;
+  /** The Web API base (`…/api`): chat.postMessage and chat.update. */
+  SLACK_API_URL: string;
+  /** The bot token the Web API accepts (also in SSM at `/eks-auth-sentinel/slack-bot-token`). */
+  SLACK_BOT_TOKEN: string;
+  /** The channel the bot is a member of. */
+  SLACK_CHANNEL: string;
 };
 
 export interface Sandbox {
@@ -248,6 +280,8 @@ export interface Sandbox {
   cloudTrail: unknown[];
   sns: SnsRecord[];
   slack: Array<{ body: unknown; at: number }>;
+  /** The Slack Web API: every call, and the channels' messages (`C0SANDBOX01` the bot is in, `C0OUTSIDE1` it is not). */
+  slackApi: { calls: SlackApiCall[]; channels: Map<string, SlackChannelMessage[]> };
   calls: SandboxCall[];
   /** Most EKS requests in flight at once, by `eks:<operation>` (e.g. `eks:DescribeAccessEntry`). */
   peakInFlight: ReadonlyMap<string, number>;

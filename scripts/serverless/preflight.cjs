@@ -56,6 +56,23 @@ class SentinelPreflight {
           `slackWebhookParameter: "${slack}" is neither an SSM parameter name starting with / nor "disabled": --param=slackWebhookParameter=/eks-auth-sentinel/slack-webhook`,
         );
       }
+      const bot = String(env.SENTINEL_SLACK_BOT_TOKEN_PARAMETER ?? 'disabled');
+      if (bot !== 'disabled' && !bot.startsWith('/')) {
+        problems.push(
+          // The value is not echoed: it may be the token itself, pasted by mistake.
+          'slackBotTokenParameter: neither an SSM parameter name starting with / nor "disabled" (the name of the parameter, never the token): --param=slackBotTokenParameter=/eks-auth-sentinel/slack-bot-token',
+        );
+      }
+      if (bot !== 'disabled' && slack !== 'disabled') {
+        problems.push(
+          'slackBotTokenParameter: set either it or slackWebhookParameter, not both: drop --param=slackWebhookParameter=…',
+        );
+      }
+      if (bot !== 'disabled' && !/^[CGD][A-Z0-9]{6,20}$/.test(String(env.SENTINEL_SLACK_CHANNEL ?? ''))) {
+        problems.push(
+          'slackChannel: a channel ID is needed with slackBotTokenParameter: --param=slackChannel=C0123456789',
+        );
+      }
     }
     return [...problems, ...this.bundleProblems(Object.keys(service.functions ?? {}))];
   }

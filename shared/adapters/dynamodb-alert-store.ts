@@ -18,7 +18,8 @@
  * IAM: dynamodb:GetItem, PutItem, DeleteItem on the table ARN (no Scan, no Query needed).
  *
  * Item size: DynamoDB rejects items over 400 KB. Spent records (resolved, nothing pending) are
- * dropped on save; the records are stored as a JSON string, gzip-compressed when the JSON exceeds
+ * dropped on save, unless their Slack thread (`slackThread`: channel and message `ts`, bot-token
+ * mode) still has an open alert — the thread's first message is edited from them; the records are stored as a JSON string, gzip-compressed when the JSON exceeds
  * `GZIP_ABOVE_BYTES` (pending notices repeat their finding, which compresses well). A state that
  * is still too large is refused with a typed error rather than truncated: truncating would lose
  * pending notices silently.
@@ -31,7 +32,8 @@ import {
   GetItemCommand,
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { type AlertRecord, isSpent } from '../core/alerts.ts';
+import { recordsToKeep } from '../core/alert-threads.ts';
+import type { AlertRecord } from '../core/alerts.ts';
 import type { ClusterId } from '../core/model.ts';
 import { ConcurrentUpdateError, MonitorIoError } from '../errors.ts';
 import type { AlertStore } from '../ports.ts';
@@ -118,7 +120,7 @@ export function createDynamoDbAlertStore(options: DynamoDbStoreOptions): AlertSt
     async save(key, records, version) {
       const pk = alertStatePk(key);
       const resource = `table ${table} item ${pk}/${ALERTS_SK}`;
-      const kept = records.filter((r) => !isSpent(r));
+      const kept = recordsToKeep(records);
       const json = JSON.stringify(kept);
       const jsonBytes = Buffer.byteLength(json);
       const body: Record<string, AttributeValue> =

@@ -1,31 +1,77 @@
 /**
- * NoticeSender for a Slack incoming webhook: POST the Block Kit messages of
- * shared/core/render/slack.ts with `fetch`, in order, each with a timeout. HTTP 429 is retried
- * after `Retry-After` while the retry budget allows; otherwise the message (and, on 429, the rest)
- * is reported undelivered. The webhook URL is a secret: it never appears in a result, an error
- * or a log line (responses and errors are redacted of it before they are reported).
+ * NoticeSenders for Slack, over `fetch`, each POST with a timeout:
+ *
+ *   - incoming webhook (`createSlackNoticeSender`, the default): the run's notices of one cluster
+ *     as one Block Kit message (shared/core/render/slack.ts; only a storm continues in more);
+ *   - bot token (`createSlackBotSender`): `chat.postMessage` for the first alert of an incident,
+ *     whose `ts` is returned per notice (`DeliveryResult.threads`) to be stored on the alert
+ *     records; follow-ups (escalation, the confirmation of a prediction, the resolution) are
+ *     replies in that thread (`thread_ts`), and the thread's first message is edited
+ *     (`chat.update`) to show where each of its alerts stands.
+ *
+ * Rate limit: Slack takes about one message per second per channel. Every call to a channel waits
+ * until `minIntervalMs` (1 s) after the previous one's answer; HTTP 429 is retried after
+ * `Retry-After` while the retry budget allows, otherwise the message and the rest are reported
+ * undelivered (they stay pending and go out on the next run — queued, never dropped).
+ *
+ * The Web API answers HTTP 200 with `{ok: false, error}` for most failures: those are delivery
+ * failures with a message naming the cause (`not_in_channel`, `channel_not_found`,
+ * `invalid_auth`, `missing_scope`, `ratelimited` …); one that concerns the whole channel or the
+ * token stops the rest of the send.
+ *
+ * The webhook URL and the token are secrets: never in a result, an error or a log line (responses
+ * and errors are redacted of them before they are reported).
  */
-import type { PendingNotice } from '../core/alerts.ts';
-import { renderSlackMessages, type SlackPayload, type SlackRenderOptions } from '../core/render/slack.ts';
-import { redactSecrets } from '../errors.ts';
-import type { DeliveryResult, NoticeSender } from '../ports.ts';
 
-export interface SlackSenderOptions {
-  /** The webhook URL, or a provider of it (e.g. `createWebhookUrlProvider` of ssm.ts). */
-  webhookUrl: string | (() => Promise<string>);
+import type { SlackThreadRef } from '../core/alert-threads.ts';
+import { threadKey } from '../core/alert-threads.ts';
+import type { PendingNotice } from '../core/alerts.ts';
+import {
+  renderSlackMessages,
+  renderSlackSingleMessage,
+  type SlackPayload,
+  type SlackRenderOptions,
+} from '../core/render/slack.ts';
+import { redactSecrets } from '../errors.ts';
+import type { DeliveryResult, NoticeSender, SendContext } from '../ports.ts';
+
+type Secret = string | (() => Promise<string>);
+
+interface PacingOptions {
   /** Per POST, ms (default 5000). */
   timeoutMs?: number;
   /** Total time spent waiting on Retry-After across one send, ms (default 10 000). */
   retryBudgetMs?: number;
   /** Retry-After assumed when a 429 carries none, seconds (default 1). */
   defaultRetryAfterSeconds?: number;
+  /** Least time between two calls to one channel, ms (default 1000: Slack's 1 message/s/channel). */
+  minIntervalMs?: number;
   render?: SlackRenderOptions;
   /** Injected for tests. */
   fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
 }
 
-type PostOutcome = { ok: true } | { ok: false; error: string; retryAfterMs?: number };
+export interface SlackSenderOptions extends PacingOptions {
+  /** The webhook URL, or a provider of it (e.g. `createWebhookUrlProvider` of ssm.ts). */
+  webhookUrl: Secret;
+}
+
+export interface SlackBotSenderOptions extends PacingOptions {
+  /** The bot token (`xoxb-…`), or a provider of it (`createSlackTokenProvider` of ssm.ts). */
+  token: Secret;
+  /** Channel ID (`C0123456789`). */
+  channel: string;
+  /** Web API base URL (default https://slack.com/api; the sandbox serves its own). */
+  apiUrl?: string;
+}
+
+export const SLACK_API_URL = 'https://slack.com/api';
+
+type CallOutcome =
+  | { ok: true; ts?: string }
+  | { ok: false; error: string; retryAfterMs?: number; fatal?: boolean };
 
 function describeFetchError(error: unknown): string {
   if (error instanceof Error) {
@@ -47,14 +93,126 @@ function retryAfterMs(header: string | null, fallbackSeconds: number): number {
   return fallbackSeconds * 1000;
 }
 
+/** Web API errors that concern the token or the channel: every further call would fail the same way. */
+const FATAL = new Set([
+  'invalid_auth',
+  'not_authed',
+  'token_revoked',
+  'token_expired',
+  'account_inactive',
+  'missing_scope',
+  'not_in_channel',
+  'channel_not_found',
+  'is_archived',
+  'ratelimited',
+]);
+
+/** A clear sentence for a Web API `{ok:false, error}`. */
+export function describeSlackApiError(method: string, code: string, channel: string): string {
+  const why = ((): string => {
+    switch (code) {
+      case 'not_in_channel':
+        return `the app is not a member of channel ${channel}: invite it to the channel (/invite @app)`;
+      case 'channel_not_found':
+        return `channel ${channel} does not exist or the app cannot see it: use the channel ID (C…) and invite the app to a private channel`;
+      case 'invalid_auth':
+      case 'not_authed':
+      case 'token_revoked':
+      case 'token_expired':
+      case 'account_inactive':
+        return 'the bot token was refused: store a valid xoxb- token in the SSM parameter';
+      case 'missing_scope':
+        return 'the bot token lacks the chat:write scope: add it to the app and reinstall';
+      case 'is_archived':
+        return `channel ${channel} is archived`;
+      case 'ratelimited':
+        return 'rate limited';
+      case 'message_not_found':
+      case 'cant_update_message':
+      case 'edit_window_closed':
+        return 'the message to edit is gone or can no longer be edited';
+      default:
+        return 'Slack refused the call';
+    }
+  })();
+  return `Slack ${method} failed: ${code} (${why})`;
+}
+
+function safeCode(value: unknown): string {
+  return typeof value === 'string' && /^[a-z0-9_]{1,64}$/.test(value) ? value : 'unknown_error';
+}
+
+/** Calls to one channel, paced and retried on 429 within one send's retry budget. */
+function createPacer(options: PacingOptions) {
+  const minInterval = options.minIntervalMs ?? 1000;
+  const retryBudgetMs = options.retryBudgetMs ?? 10_000;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const now = options.now ?? Date.now;
+  const last = new Map<string, number>();
+  return {
+    /** Runs `call` (again after Retry-After while `budget` allows), `minInterval` after the last call to `key`. */
+    async run(
+      key: string,
+      budget: { waited: number },
+      call: () => Promise<CallOutcome>,
+    ): Promise<CallOutcome> {
+      for (;;) {
+        const previous = last.get(key);
+        const wait = previous === undefined ? 0 : previous + minInterval - now();
+        if (wait > 0) await sleep(wait);
+        const outcome = await call();
+        last.set(key, now());
+        if (outcome.ok || outcome.retryAfterMs === undefined) return outcome;
+        if (budget.waited + outcome.retryAfterMs > retryBudgetMs) {
+          return {
+            ...outcome,
+            error: `${outcome.error}; Retry-After ${Math.ceil(outcome.retryAfterMs / 1000)} s exceeds the retry budget`,
+            fatal: true,
+          };
+        }
+        budget.waited += outcome.retryAfterMs;
+        // The Retry-After wait counts as the spacing too.
+        last.set(key, now() + outcome.retryAfterMs - minInterval);
+      }
+    },
+  };
+}
+
+async function resolveSecret(secret: Secret): Promise<string> {
+  return typeof secret === 'string' ? secret : await secret();
+}
+
+function unreadable(what: string, error: unknown): string {
+  // SecretReadError messages name the parameter, never its value.
+  const why = error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error';
+  return redactSecrets(`Slack ${what} could not be read: ${why}`);
+}
+
+async function readBody(response: Response): Promise<string> {
+  try {
+    // Redacted before it is cut, so a cut cannot split a secret past the patterns.
+    return (await response.text()).slice(0, 65_536);
+  } catch {
+    return '';
+  }
+}
+
+function summarise(failed: number, total: number, firstError: string | undefined, extra: string[]) {
+  const parts: string[] = [];
+  if (firstError !== undefined)
+    parts.push(`${failed} of ${total} Slack messages not delivered: ${firstError}`);
+  parts.push(...extra);
+  return parts.length === 0 ? undefined : parts.join('; ');
+}
+
+/** The incoming-webhook sender (one channel, fixed by the webhook). */
 export function createSlackNoticeSender(options: SlackSenderOptions): NoticeSender {
   const timeoutMs = options.timeoutMs ?? 5000;
-  const retryBudgetMs = options.retryBudgetMs ?? 10_000;
   const fallbackRetryAfter = options.defaultRetryAfterSeconds ?? 1;
   const doFetch = options.fetch ?? fetch;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const pacer = createPacer(options);
 
-  async function post(url: string, payload: SlackPayload): Promise<PostOutcome> {
+  async function post(url: string, payload: SlackPayload): Promise<CallOutcome> {
     let response: Response;
     try {
       response = await doFetch(url, {
@@ -66,19 +224,13 @@ export function createSlackNoticeSender(options: SlackSenderOptions): NoticeSend
     } catch (error) {
       return { ok: false, error: `Slack webhook POST failed: ${describeFetchError(error)}` };
     }
-    let body = '';
-    try {
-      // Redacted before it is cut to 200 characters, so a cut cannot split a secret past the patterns.
-      body = (await response.text()).slice(0, 65_536);
-    } catch {
-      // the status says enough
-    }
+    const body = await readBody(response);
     if (response.ok) return { ok: true };
     const detail =
       body.trim() === ''
         ? ''
         : ` (${redactSecrets(body.trim().replace(/\s+/g, ' '), { webhookUrl: url }).slice(0, 200)})`;
-    const outcome: PostOutcome = {
+    const outcome: CallOutcome = {
       ok: false,
       error: `Slack webhook answered HTTP ${response.status}${detail}`,
     };
@@ -95,32 +247,21 @@ export function createSlackNoticeSender(options: SlackSenderOptions): NoticeSend
       if (notices.length === 0) return { delivered };
       let url: string;
       try {
-        url = typeof options.webhookUrl === 'string' ? options.webhookUrl : await options.webhookUrl();
+        url = await resolveSecret(options.webhookUrl);
       } catch (error) {
-        // SecretReadError messages name the parameter, never its value.
-        const why = error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error';
-        return { delivered, error: redactSecrets(`Slack webhook URL could not be read: ${why}`) };
+        return { delivered, error: unreadable('webhook URL', error) };
       }
       const messages = renderSlackMessages(notices, options.render);
-      let waited = 0;
+      const budget = { waited: 0 };
       let firstError: string | undefined;
-      let failedMessages = 0;
-      let rateLimited = false;
+      let failed = 0;
+      let stopped = false;
       for (const message of messages) {
-        if (rateLimited) {
-          failedMessages += 1;
+        if (stopped) {
+          failed += 1;
           continue;
         }
-        let outcome = await post(url, message.payload);
-        while (
-          !outcome.ok &&
-          outcome.retryAfterMs !== undefined &&
-          waited + outcome.retryAfterMs <= retryBudgetMs
-        ) {
-          waited += outcome.retryAfterMs;
-          await sleep(outcome.retryAfterMs);
-          outcome = await post(url, message.payload);
-        }
+        const outcome = await pacer.run(url, budget, () => post(url, message.payload));
         if (outcome.ok) {
           for (const i of message.notices) {
             const n = notices[i];
@@ -128,22 +269,168 @@ export function createSlackNoticeSender(options: SlackSenderOptions): NoticeSend
           }
           continue;
         }
-        failedMessages += 1;
-        firstError ??=
-          outcome.retryAfterMs === undefined
-            ? outcome.error
-            : `${outcome.error}; Retry-After ${Math.ceil(outcome.retryAfterMs / 1000)} s exceeds the retry budget`;
+        failed += 1;
+        firstError ??= outcome.error;
         // Rate limited beyond the budget: the rest would be refused too; retried on the next run.
-        if (outcome.retryAfterMs !== undefined) rateLimited = true;
+        if (outcome.fatal === true) stopped = true;
       }
-      if (firstError === undefined) return { delivered };
+      const error = summarise(failed, messages.length, firstError, []);
+      return error === undefined
+        ? { delivered }
+        : { delivered, error: redactSecrets(error, { webhookUrl: url }) };
+    },
+  };
+}
+
+/** The bot-token sender: threads and edits through the Web API. */
+export function createSlackBotSender(options: SlackBotSenderOptions): NoticeSender {
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const fallbackRetryAfter = options.defaultRetryAfterSeconds ?? 1;
+  const doFetch = options.fetch ?? fetch;
+  const apiUrl = (options.apiUrl ?? SLACK_API_URL).replace(/\/+$/, '');
+  const channel = options.channel;
+  const pacer = createPacer(options);
+
+  async function call(
+    token: string,
+    method: 'chat.postMessage' | 'chat.update',
+    body: Record<string, unknown>,
+  ): Promise<CallOutcome> {
+    let response: Response;
+    try {
+      response = await doFetch(`${apiUrl}/${method}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json; charset=utf-8',
+        },
+        body: JSON.stringify({ channel, ...body }),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      return { ok: false, error: `Slack ${method} failed: ${describeFetchError(error)}` };
+    }
+    const text = await readBody(response);
+    let reply: { ok?: unknown; error?: unknown; ts?: unknown } = {};
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (typeof parsed === 'object' && parsed !== null) reply = parsed as typeof reply;
+    } catch {
+      // not JSON: judged by the status below
+    }
+    if (response.status === 429) {
       return {
-        delivered,
-        error: redactSecrets(
-          `${failedMessages} of ${messages.length} Slack messages not delivered: ${firstError}`,
-          { webhookUrl: url },
-        ),
+        ok: false,
+        error: describeSlackApiError(method, 'ratelimited', channel),
+        retryAfterMs: retryAfterMs(response.headers.get('retry-after'), fallbackRetryAfter),
       };
+    }
+    if (response.ok && reply.ok === true) {
+      return typeof reply.ts === 'string' ? { ok: true, ts: reply.ts } : { ok: true };
+    }
+    if (response.ok && reply.ok === false) {
+      const code = safeCode(reply.error);
+      return { ok: false, error: describeSlackApiError(method, code, channel), fatal: FATAL.has(code) };
+    }
+    const detail =
+      text.trim() === ''
+        ? ''
+        : ` (${redactSecrets(text.trim().replace(/\s+/g, ' '), { token }).slice(0, 200)})`;
+    return { ok: false, error: `Slack ${method} answered HTTP ${response.status}${detail}` };
+  }
+
+  return {
+    channel: 'slack',
+    async send(notices: readonly PendingNotice[], context: SendContext = {}): Promise<DeliveryResult> {
+      const delivered = new Set<PendingNotice>();
+      const threads = new Map<PendingNotice, SlackThreadRef>();
+      if (notices.length === 0) return { delivered };
+      let token: string;
+      try {
+        token = await resolveSecret(options.token);
+      } catch (error) {
+        return { delivered, error: unreadable('bot token', error) };
+      }
+      const fresh: PendingNotice[] = [];
+      const followUps = new Map<string, { thread: SlackThreadRef; notices: PendingNotice[] }>();
+      for (const n of notices) {
+        const thread = context.threadOf?.(n);
+        if (thread === undefined || thread.channel !== channel) {
+          fresh.push(n);
+          continue;
+        }
+        const group = followUps.get(threadKey(thread)) ?? { thread, notices: [] };
+        group.notices.push(n);
+        followUps.set(threadKey(thread), group);
+      }
+
+      const budget = { waited: 0 };
+      let total = 0;
+      let failed = 0;
+      let firstError: string | undefined;
+      const edits: string[] = [];
+      let stopped = false;
+      const post = async (
+        group: readonly PendingNotice[],
+        payload: SlackPayload,
+        indexes: readonly number[],
+        thread: SlackThreadRef | undefined,
+        broadcast: boolean,
+      ): Promise<string | undefined> => {
+        total += 1;
+        if (stopped) {
+          failed += 1;
+          return undefined;
+        }
+        const body: Record<string, unknown> = { ...payload, unfurl_links: false, unfurl_media: false };
+        if (thread !== undefined) body.thread_ts = thread.ts;
+        if (thread !== undefined && broadcast) body.reply_broadcast = true;
+        const outcome = await pacer.run(channel, budget, () => call(token, 'chat.postMessage', body));
+        if (!outcome.ok) {
+          failed += 1;
+          firstError ??= outcome.error;
+          if (outcome.fatal === true) stopped = true;
+          return undefined;
+        }
+        const ts = thread?.ts ?? outcome.ts;
+        for (const i of indexes) {
+          const n = group[i];
+          if (n === undefined) continue;
+          delivered.add(n);
+          if (ts !== undefined) threads.set(n, { channel, ts });
+        }
+        return ts;
+      };
+
+      // A new incident: its first message in the channel; a storm's continuation in its thread.
+      if (fresh.length > 0) {
+        let parent: SlackThreadRef | undefined;
+        for (const m of renderSlackMessages(fresh, options.render)) {
+          const ts = await post(fresh, m.payload, m.notices, parent, false);
+          if (parent === undefined && ts !== undefined) parent = { channel, ts };
+        }
+      }
+      // Follow-ups: one reply per thread (broadcast when it opens or escalates something), then
+      // the edit of the thread's first message.
+      for (const { thread, notices: group } of followUps.values()) {
+        let any = false;
+        for (const m of renderSlackMessages(group, options.render)) {
+          const broadcast = m.notices.some((i) => group[i]?.kind !== 'resolved');
+          if ((await post(group, m.payload, m.notices, thread, broadcast)) !== undefined) any = true;
+        }
+        const board = context.boardOf?.(thread) ?? [];
+        if (!any || stopped || board.length === 0) continue;
+        const edit = await pacer.run(channel, budget, () =>
+          call(token, 'chat.update', { ts: thread.ts, ...renderSlackSingleMessage(board) }),
+        );
+        if (!edit.ok) edits.push(`the edit of thread ${thread.ts} failed: ${edit.error}`);
+      }
+
+      const error = summarise(failed, total, firstError, edits);
+      const result: DeliveryResult = { delivered };
+      if (threads.size > 0) result.threads = threads;
+      if (error !== undefined) result.error = redactSecrets(error, { token });
+      return result;
     },
   };
 }

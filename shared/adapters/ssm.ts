@@ -108,3 +108,25 @@ export function createWebhookUrlProvider(
     return value;
   };
 }
+
+/** A provider of the Slack bot token for `createSlackBotSender`: checks it is a bot token (`xoxb-`). */
+export function createSlackTokenProvider(
+  ssm: AwsClient<SSMClient>,
+  parameterName: string,
+): () => Promise<string> {
+  return async () => {
+    const value = await readSecretParameter(ssm, parameterName);
+    if (!/^xoxb-[A-Za-z0-9-]+$/.test(value)) {
+      throw new SecretReadError(
+        `Secret parameter ${parameterName} does not hold a Slack bot token (xoxb-…, value withheld)`,
+        {
+          code: 'invalid-document',
+          service: 'ssm',
+          operation: 'GetParameter',
+          resource: parameterName,
+        },
+      );
+    }
+    return value;
+  };
+}

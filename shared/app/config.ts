@@ -28,6 +28,21 @@ export const CONFIG_VARIABLES = {
     required: true,
     doc: 'SSM SecureString parameter name (starting with `/`) holding the Slack webhook URL, or `disabled`.',
   },
+  SENTINEL_SLACK_BOT_TOKEN_PARAMETER: {
+    required: false,
+    default: 'disabled',
+    doc: 'SSM SecureString parameter name holding a Slack bot token (`xoxb-…`, scope `chat:write`), or `disabled`: alerts then thread and edit in place (needs `SENTINEL_SLACK_CHANNEL`; instead of the webhook).',
+  },
+  SENTINEL_SLACK_CHANNEL: {
+    required: false,
+    default: '',
+    doc: 'Slack channel ID (`C0123456789`) the bot token posts to.',
+  },
+  SENTINEL_SLACK_API_URL: {
+    required: false,
+    default: 'https://slack.com/api',
+    doc: 'Slack Web API base URL (the sandbox serves its own).',
+  },
   SENTINEL_MONITOR_PRINCIPAL_ARN: {
     required: true,
     doc: "The function's own IAM role ARN: a change that would lock the monitor out is a finding.",
@@ -83,6 +98,8 @@ export interface SentinelConfig {
   topicArn: string;
   /** SSM parameter name of the Slack webhook URL; undefined when Slack is disabled. */
   slackWebhookParameter: string | undefined;
+  /** Bot-token mode (instead of the webhook): the token's SSM parameter, the channel ID and the API URL. */
+  slackBot?: { tokenParameter: string; channel: string; apiUrl: string };
   monitorPrincipalArn: string;
   scheduleRate: string;
   channels: { sns: ChannelSettings; slack?: ChannelSettings };
@@ -172,6 +189,46 @@ const schema = z.object({
       'expected an SSM parameter name starting with "/" (e.g. /eks-auth-sentinel/slack-webhook) or "disabled"',
     ),
   ),
+  SENTINEL_SLACK_BOT_TOKEN_PARAMETER: z.pipe(
+    optionalText(),
+    z.transform((v: string | undefined, ctx) => {
+      const text = v === undefined || v.trim() === '' ? 'disabled' : v.trim();
+      if (text !== 'disabled' && !/^\/[\w.\-/]+$/.test(text)) {
+        z.addIssue(
+          ctx,
+          'expected an SSM parameter name starting with "/" (e.g. /eks-auth-sentinel/slack-bot-token) or "disabled"',
+        );
+        return z.NEVER;
+      }
+      return text;
+    }),
+  ),
+  SENTINEL_SLACK_CHANNEL: z.pipe(
+    optionalText(),
+    z.transform((v: string | undefined, ctx) => {
+      const text = v?.trim() ?? '';
+      if (text !== '' && !/^[CGD][A-Z0-9]{6,20}$/.test(text)) {
+        z.addIssue(
+          ctx,
+          `expected a Slack channel ID such as C0123456789 (not a #name), got ${JSON.stringify(v)}`,
+        );
+        return z.NEVER;
+      }
+      return text;
+    }),
+  ),
+  SENTINEL_SLACK_API_URL: z.pipe(
+    optionalText(),
+    z.transform((v: string | undefined, ctx) => {
+      const text =
+        v === undefined || v.trim() === '' ? CONFIG_VARIABLES.SENTINEL_SLACK_API_URL.default : v.trim();
+      if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(text)) {
+        z.addIssue(ctx, `expected an http(s) URL, got ${JSON.stringify(v)}`);
+        return z.NEVER;
+      }
+      return text;
+    }),
+  ),
   SENTINEL_MONITOR_PRINCIPAL_ARN: required('IAM role ARN of the monitor').check(
     z.regex(/^arn:aws[\w-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, 'not an IAM role ARN'),
   ),
@@ -212,10 +269,26 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): S
       problems.push(`${issue.path.join('.') || '(config)'}: ${issue.message}`);
     }
   }
+  if (parsed.success) {
+    const bot = parsed.data.SENTINEL_SLACK_BOT_TOKEN_PARAMETER !== 'disabled';
+    if (bot && parsed.data.SENTINEL_SLACK_WEBHOOK_PARAMETER !== 'disabled') {
+      problems.push(
+        'SENTINEL_SLACK_BOT_TOKEN_PARAMETER: set either it or SENTINEL_SLACK_WEBHOOK_PARAMETER, not both (the other "disabled")',
+      );
+    }
+    if (bot && parsed.data.SENTINEL_SLACK_CHANNEL === '') {
+      problems.push(
+        'SENTINEL_SLACK_CHANNEL: required with SENTINEL_SLACK_BOT_TOKEN_PARAMETER (a channel ID, C…)',
+      );
+    }
+  }
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const v = parsed.data;
+  const botParameter =
+    v.SENTINEL_SLACK_BOT_TOKEN_PARAMETER === 'disabled' ? undefined : v.SENTINEL_SLACK_BOT_TOKEN_PARAMETER;
   const slackParameter =
     v.SENTINEL_SLACK_WEBHOOK_PARAMETER === 'disabled' ? undefined : v.SENTINEL_SLACK_WEBHOOK_PARAMETER;
+  const slackOn = slackParameter !== undefined || botParameter !== undefined;
   return {
     regions: v.SENTINEL_REGIONS,
     tableName: v.SENTINEL_TABLE_NAME,
@@ -223,11 +296,20 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): S
     queueUrl: v.SENTINEL_QUEUE_URL,
     topicArn: v.SENTINEL_TOPIC_ARN,
     slackWebhookParameter: slackParameter,
+    ...(botParameter === undefined
+      ? {}
+      : {
+          slackBot: {
+            tokenParameter: botParameter,
+            channel: v.SENTINEL_SLACK_CHANNEL,
+            apiUrl: v.SENTINEL_SLACK_API_URL,
+          },
+        }),
     monitorPrincipalArn: v.SENTINEL_MONITOR_PRINCIPAL_ARN,
     scheduleRate: v.SENTINEL_SCHEDULE_RATE,
     channels: {
       sns: { minSeverity: v.SENTINEL_MIN_SEVERITY_SNS },
-      ...(slackParameter === undefined ? {} : { slack: { minSeverity: v.SENTINEL_MIN_SEVERITY_SLACK } }),
+      ...(slackOn ? { slack: { minSeverity: v.SENTINEL_MIN_SEVERITY_SLACK } } : {}),
     },
     followUpDelaySeconds: v.SENTINEL_FOLLOW_UP_DELAY_SECONDS,
     followUpMaxAttempts: v.SENTINEL_FOLLOW_UP_MAX_ATTEMPTS,

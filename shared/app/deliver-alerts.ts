@@ -13,15 +13,26 @@
  *
  * Channels without a sender are left out of the plan: a notice is only ever queued for a channel
  * that can deliver it.
+ *
+ * Slack threads (bot-token mode, shared/core/alert-threads.ts): each sender is told which thread a
+ * notice continues and what a thread's first message shows after this run; the thread a sender
+ * reports for a delivered notice is stored on its record, and a resolved record stays stored while
+ * its thread still has an open alert.
  */
 
+import {
+  recordsToKeep,
+  type SlackThreadRef,
+  type ThreadedRecord,
+  threadBoard,
+  threadOfRecord,
+} from '../core/alert-threads.ts';
 import {
   type AlertRecord,
   CHANNELS,
   type Channel,
   type ChannelPolicy,
   type EvaluationScope,
-  isSpent,
   type LifecycleResult,
   type PendingNotice,
   planAlerts,
@@ -29,7 +40,14 @@ import {
 } from '../core/alerts.ts';
 import type { ClusterId, Finding } from '../core/model.ts';
 import { ConcurrentUpdateError, SentinelError } from '../errors.ts';
-import type { AlertStore, Clock, DeliveryResult, DeliverySummary, NoticeSender } from '../ports.ts';
+import type {
+  AlertStore,
+  Clock,
+  DeliveryResult,
+  DeliverySummary,
+  NoticeSender,
+  SendContext,
+} from '../ports.ts';
 
 /** A notice that failed this many sends makes `deliverAlerts` throw (after saving). */
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -80,6 +98,18 @@ function safeMessage(error: unknown): string {
   return error instanceof Error ? `${error.name} while sending` : 'unknown error while sending';
 }
 
+/** Which thread a notice continues and what a thread shows, from the plan's records. */
+function sendContext(records: readonly ThreadedRecord[]): SendContext {
+  const byPrint = new Map(records.map((r) => [r.fingerprint, r] as const));
+  return {
+    threadOf: (n) => {
+      const record = byPrint.get(n.finding.fingerprint);
+      return record === undefined ? undefined : threadOfRecord(record, records);
+    },
+    boardOf: (thread) => threadBoard(thread, records),
+  };
+}
+
 async function sendAll(
   senders: readonly NoticeSender[],
   plan: LifecycleResult,
@@ -87,10 +117,13 @@ async function sendAll(
 ): Promise<{
   results: Partial<Record<Channel, { delivered: ReadonlySet<PendingNotice>; error?: string }>>;
   delivered: string[];
+  threads: Map<string, SlackThreadRef>;
   sent: number;
   failed: number;
   errors: Partial<Record<Channel, string>>;
 }> {
+  const context = sendContext(plan.records);
+  const threads = new Map<string, SlackThreadRef>();
   const results: Partial<Record<Channel, { delivered: ReadonlySet<PendingNotice>; error?: string }>> = {};
   const delivered: string[] = [];
   const errors: Partial<Record<Channel, string>> = {};
@@ -107,12 +140,13 @@ async function sendAll(
       let result: DeliveryResult = { delivered: new Set() };
       if (toSend.length > 0) {
         try {
-          result = await sender.send(toSend);
+          result = await sender.send(toSend, context);
         } catch (error) {
           result = { delivered: new Set(), error: safeMessage(error) };
         }
       }
       const accepted = new Set<PendingNotice>([...done, ...toSend.filter((n) => result.delivered.has(n))]);
+      for (const [n, thread] of result.threads ?? []) threads.set(n.finding.fingerprint, thread);
       results[channel] =
         result.error === undefined ? { delivered: accepted } : { delivered: accepted, error: result.error };
       for (const n of toSend) {
@@ -125,7 +159,18 @@ async function sendAll(
         errors[channel] = result.error ?? 'not accepted by the channel';
     }),
   );
-  return { results, delivered, sent, failed, errors };
+  return { results, delivered, threads, sent, failed, errors };
+}
+
+/** Records with the threads this run started or joined (carried over a re-plan too). */
+function withThreads(
+  records: readonly AlertRecord[],
+  threads: ReadonlyMap<string, SlackThreadRef>,
+): ThreadedRecord[] {
+  return records.map((r) => {
+    const thread = threads.get(r.fingerprint);
+    return thread === undefined ? r : { ...r, slackThread: thread };
+  });
 }
 
 function pendingCount(records: readonly AlertRecord[]): number {
@@ -154,6 +199,7 @@ export async function deliverAlerts(
   }
 
   const deliveredThisRun = new Set<string>();
+  const threadsThisRun = new Map<string, SlackThreadRef>();
   let sent = 0;
   let failed = 0;
   let errors: Partial<Record<Channel, string>> = {};
@@ -161,22 +207,19 @@ export async function deliverAlerts(
 
   for (let attempt = 1; saved === undefined; attempt++) {
     const { records, version } = await deps.alerts.load(key);
-    const plan = planAlerts({
+    const planned = planAlerts({
       records,
       findings,
       scope,
       now: deps.clock.now().toISOString(),
       channels: policy,
     });
+    const plan = { ...planned, records: withThreads(planned.records, threadsThisRun) };
     const anything = CHANNELS.some((c) => plan.outbox[c].length > 0);
     let current = version;
     if (anything) {
       try {
-        current = await deps.alerts.save(
-          key,
-          plan.records.filter((r) => !isSpent(r)),
-          version,
-        );
+        current = await deps.alerts.save(key, recordsToKeep(plan.records), version);
       } catch (error) {
         if (!(error instanceof ConcurrentUpdateError) || attempt >= 3) throw error;
         continue;
@@ -184,10 +227,13 @@ export async function deliverAlerts(
     }
     const run = await sendAll(deps.senders, plan, deliveredThisRun);
     for (const id of run.delivered) deliveredThisRun.add(id);
+    for (const [fingerprint, thread] of run.threads) threadsThisRun.set(fingerprint, thread);
     sent += run.sent;
     failed = run.failed;
     errors = run.errors;
-    const next = settleDeliveries(plan.records, run.results, plan.outbox).filter((r) => !isSpent(r));
+    const next = recordsToKeep(
+      withThreads(settleDeliveries(plan.records, run.results, plan.outbox), threadsThisRun),
+    );
     try {
       await deps.alerts.save(key, next, current);
       saved = next;

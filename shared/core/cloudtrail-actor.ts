@@ -30,6 +30,7 @@ const actorRecord = z.looseObject({
   ),
   sourceIPAddress: field(),
   userAgent: field(),
+  eventID: field(),
 });
 
 const ASSUMED_ROLE = /^arn:[^:]*:sts::[^:]*:assumed-role\/([^/]+)\/(.+)$/;
@@ -43,7 +44,7 @@ function kept(value: string | undefined): string | undefined {
 export function actorOfRecord(record: unknown): Actor | undefined {
   const parsed = actorRecord.safeParse(record);
   if (!parsed.success) return undefined;
-  const { userIdentity: id, sourceIPAddress, userAgent } = parsed.data;
+  const { userIdentity: id, sourceIPAddress, userAgent, eventID } = parsed.data;
   const arn = kept(id?.arn);
   const assumed = arn === undefined ? null : ASSUMED_ROLE.exec(arn);
   const parts: Record<Exclude<keyof Actor, 'source'>, string | undefined> = {
@@ -57,10 +58,15 @@ export function actorOfRecord(record: unknown): Actor | undefined {
     manager: undefined,
     operation: undefined,
     time: undefined,
+    eventId: undefined,
   };
   const actor: Actor = { source: 'cloudtrail' };
   for (const [key, value] of Object.entries(parts) as [keyof typeof parts, string | undefined][]) {
     if (value !== undefined) actor[key] = value;
   }
-  return Object.keys(actor).length > 1 ? actor : undefined;
+  if (Object.keys(actor).length === 1) return undefined;
+  // The record itself, for the CloudTrail event-history link (not who, so it names no one alone).
+  const eventId = kept(eventID);
+  if (eventId !== undefined) actor.eventId = eventId;
+  return actor;
 }

@@ -350,6 +350,8 @@ export interface Actor {
   manager?: string;
   operation?: string;
   time?: string;
+  /** cloudtrail: the record's `eventID` (for the CloudTrail event-history link). */
+  eventId?: string;
 }
 
 export type Trigger = 'schedule' | 'manual' | 'whatif' | `event:${string}`;

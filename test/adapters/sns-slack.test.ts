@@ -300,7 +300,8 @@ describe('createSlackNoticeSender (local webhook answering 429)', () => {
     const sender = createSlackNoticeSender({
       webhookUrl: url,
       retryBudgetMs: 5000,
-      render: { maxBlocks: 12 },
+      // A tiny message budget, so the three notices need three messages.
+      render: { maxBlocks: 12, maxMessageTextChars: 1200 },
       sleep: async () => {
         throw new Error('must not wait');
       },
@@ -308,9 +309,68 @@ describe('createSlackNoticeSender (local webhook answering 429)', () => {
     const result = await sender.send([notice(), notice(), notice()]);
     expect(result.delivered.size).toBe(0);
     expect(received).toBe(1);
-    expect(result.error).toBe(
-      '3 of 3 Slack messages not delivered: Slack webhook answered HTTP 429 (rate_limited); Retry-After 30 s exceeds the retry budget',
+    expect(result.error).toMatch(
+      /^(\d) of \1 Slack messages not delivered: Slack webhook answered HTTP 429 \(rate_limited\); Retry-After 30 s exceeds the retry budget$/,
     );
+    expect(result.error).not.toMatch(/^1 of/);
     expect(result.error).not.toContain('secret-429');
   });
+});
+
+describe('createSlackNoticeSender under the rate limit (sandbox sink)', () => {
+  const sixty = () =>
+    Array.from({ length: 60 }, (_, i) =>
+      notice({
+        ruleId: `test/rule-${i % 6}`,
+        severity: (['critical', 'high', 'medium'] as const)[i % 3],
+        title: `Finding ${i} of the storm on prod`,
+        fingerprint: `fp-storm-${i}`,
+      }),
+    );
+
+  it('sends 60 notices of one cluster as one message that names every one', async () => {
+    const notices = sixty();
+    const result = await createSlackNoticeSender({ webhookUrl: sandbox.env.SLACK_WEBHOOK_URL }).send(notices);
+    expect(result.error).toBeUndefined();
+    expect(result.delivered.size).toBe(60);
+    expect(sandbox.slack).toHaveLength(1);
+    const json = JSON.stringify(sandbox.slack[0]?.body);
+    for (let i = 0; i < 60; i++) expect(json).toContain(`Finding ${i} of the storm`);
+    const body = sandbox.slack[0]?.body as SlackPayload;
+    expect(body.blocks[0]).toMatchObject({ type: 'header' });
+    expect((body.blocks[0] as { text: { text: string } }).text.text).toMatch(
+      /^:red_circle: CRITICAL · prod · /,
+    );
+  });
+
+  it('spaces messages at least one second apart, none dropped, and waits out a 429', async () => {
+    sandbox.faults.inject({
+      service: 'slack',
+      status: 429,
+      code: 'rate_limited',
+      retryAfterSeconds: 1,
+      times: 1,
+    });
+    const callsBefore = sandbox.calls.length;
+    const notices = sixty();
+    // A small text budget forces the storm into several messages.
+    const sender = createSlackNoticeSender({
+      webhookUrl: sandbox.env.SLACK_WEBHOOK_URL,
+      render: { maxMessageTextChars: 1500 },
+    });
+    const result = await sender.send(notices);
+    expect(result.error).toBeUndefined();
+    expect(result.delivered.size).toBe(60);
+    const times = sandbox.slack.map((m) => m.at);
+    expect(times.length).toBeGreaterThanOrEqual(3);
+    for (let i = 1; i < times.length; i++)
+      expect((times[i] ?? 0) - (times[i - 1] ?? 0)).toBeGreaterThanOrEqual(1000);
+    const json = JSON.stringify(sandbox.slack.map((m) => m.body));
+    for (let i = 0; i < 60; i++) expect(json).toContain(`Finding ${i} of the storm`);
+    const statuses = sandbox.calls
+      .slice(callsBefore)
+      .filter((c) => c.service === 'slack')
+      .map((c) => c.status);
+    expect(statuses).toEqual([429, ...times.map(() => 200)]);
+  }, 30_000);
 });

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   clearSecretCache,
+  createSlackTokenProvider,
   createSsmClient,
   createWebhookUrlProvider,
   readSecretParameter,
@@ -14,6 +15,7 @@ const WEBHOOK = 'https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/super-secr
 const parameters = new Map<string, string>([
   ['/sentinel/slack-webhook', WEBHOOK],
   ['/sentinel/not-a-url', 'super-secret-but-not-a-url'],
+  ['/sentinel/slack-bot-token', 'xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx'],
 ]);
 let calls: Array<{ target: string; body: Record<string, unknown> }> = [];
 let server: Server;
@@ -116,5 +118,20 @@ describe('createWebhookUrlProvider', () => {
     expect((error as Error).message).toBe('Secret parameter /sentinel/not-a-url does not hold a URL');
     expect(JSON.stringify(error)).not.toContain('super-secret');
     expect(String((error as Error).cause)).not.toContain('super-secret');
+  });
+});
+
+describe('createSlackTokenProvider', () => {
+  it('gives a bot token', async () => {
+    expect(await createSlackTokenProvider(ssm(), '/sentinel/slack-bot-token')()).toMatch(/^xoxb-/);
+  });
+
+  it('refuses a value that is not a bot token (a webhook URL, a user token) without repeating it', async () => {
+    const error = await createSlackTokenProvider(ssm(), '/sentinel/slack-webhook')().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SecretReadError);
+    expect((error as Error).message).toBe(
+      'Secret parameter /sentinel/slack-webhook does not hold a Slack bot token (xoxb-…, value withheld)',
+    );
+    expect(JSON.stringify(error)).not.toContain('super-secret-token');
   });
 });

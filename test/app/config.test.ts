@@ -72,6 +72,41 @@ describe('loadConfig', () => {
     expect(problemsOf(rest).join()).toContain('SENTINEL_SLACK_WEBHOOK_PARAMETER');
   });
 
+  it('takes a Slack bot token with its channel instead of the webhook, and refuses both or no channel', () => {
+    const bot = {
+      ...VALID_ENV,
+      SENTINEL_SLACK_WEBHOOK_PARAMETER: 'disabled',
+      SENTINEL_SLACK_BOT_TOKEN_PARAMETER: '/eks-auth-sentinel/slack-bot-token',
+      SENTINEL_SLACK_CHANNEL: 'C0123456789',
+    };
+    const config = loadConfig(bot);
+    expect(config.slackBot).toEqual({
+      tokenParameter: '/eks-auth-sentinel/slack-bot-token',
+      channel: 'C0123456789',
+      apiUrl: 'https://slack.com/api',
+    });
+    expect(config.slackWebhookParameter).toBeUndefined();
+    expect(config.channels.slack).toEqual({ minSeverity: 'high' });
+    expect(loadConfig(VALID_ENV).slackBot).toBeUndefined();
+    expect(
+      problemsOf({ ...bot, SENTINEL_SLACK_WEBHOOK_PARAMETER: '/eks-auth-sentinel/slack-webhook' }),
+    ).toEqual([
+      'SENTINEL_SLACK_BOT_TOKEN_PARAMETER: set either it or SENTINEL_SLACK_WEBHOOK_PARAMETER, not both (the other "disabled")',
+    ]);
+    expect(problemsOf({ ...bot, SENTINEL_SLACK_CHANNEL: undefined })).toEqual([
+      'SENTINEL_SLACK_CHANNEL: required with SENTINEL_SLACK_BOT_TOKEN_PARAMETER (a channel ID, C…)',
+    ]);
+    expect(problemsOf({ ...bot, SENTINEL_SLACK_CHANNEL: '#alerts' }).join()).toContain(
+      'expected a Slack channel ID',
+    );
+    expect(problemsOf({ ...bot, SENTINEL_SLACK_BOT_TOKEN_PARAMETER: 'xoxb-1-2-3' }).join()).toContain(
+      'expected an SSM parameter name',
+    );
+    expect(problemsOf({ ...bot, SENTINEL_SLACK_BOT_TOKEN_PARAMETER: 'xoxb-1-2-3' }).join()).not.toContain(
+      'xoxb-1-2-3',
+    );
+  });
+
   it('documents a default for every optional variable', () => {
     for (const [key, spec] of Object.entries(CONFIG_VARIABLES)) {
       if (!spec.required) expect(spec, key).toHaveProperty('default');

@@ -89,6 +89,7 @@ describe('the actor of a CloudTrail change', () => {
       sessionName: 'jane\u202e\u001b[31m.doe',
       roleName: 'Admin',
       sourceIp: '203.0.113.42',
+      eventId: detail.eventID,
     });
     const text = (await whatifOutput('text', event)).replace(/\s+/g, ' ');
     expect(text).toContain('jane<U+202E>[31m.doe (assumed-role Admin)');
@@ -98,6 +99,8 @@ describe('the actor of a CloudTrail change', () => {
 
   it('is absent when the record names no one', () => {
     expect(actorOfRecord({ eventName: 'DeleteNodegroup' })).toBeUndefined();
+    // The event ID alone names no one (it only feeds the CloudTrail link).
+    expect(actorOfRecord({ eventName: 'DeleteNodegroup', eventID: 'ev-1' })).toBeUndefined();
     expect(actorOfRecord({ userIdentity: 'nobody' })).toBeUndefined();
   });
 });

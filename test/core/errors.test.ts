@@ -86,6 +86,18 @@ describe('the error hierarchy', () => {
 });
 
 describe('redactSecrets', () => {
+  it('removes Slack tokens (xoxb- and the other kinds), in a header or alone, and a known token verbatim', () => {
+    expect(redactSecrets('authorization: Bearer xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOp')).toBe(
+      'authorization: Bearer <redacted>',
+    );
+    expect(redactSecrets('token=xoxb-1-2-abc, user xoxp-9-z, app xapp-1-A1-x')).toBe(
+      'token=xoxb-<redacted>, user xoxp-<redacted>, app xapp-<redacted>',
+    );
+    expect(redactSecrets('echo secret-value-123 back', { token: 'secret-value-123' })).toBe(
+      'echo <token> back',
+    );
+  });
+
   it('removes EKS tokens, bearer headers, presigned credentials and webhook URLs', () => {
     expect(
       redactSecrets(

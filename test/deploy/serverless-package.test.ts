@@ -85,6 +85,7 @@ let template: Template;
 let defaults: Template;
 /** With `--param=subnetIds=…` and `--param=securityGroupIds=…`. */
 let inVpc: Template;
+let withBot: Template;
 let bundleMeta: Record<string, { bytes: number; packages: string[] }>;
 let work: string;
 
@@ -126,6 +127,10 @@ beforeAll(() => {
     '--param=slackWebhookParameter=/eks-auth-sentinel/slack-webhook',
   ]);
   defaults = packageWith('defaults', []);
+  withBot = packageWith('bot', [
+    '--param=slackBotTokenParameter=/eks-auth-sentinel/slack-bot-token',
+    '--param=slackChannel=C0123456789',
+  ]);
   inVpc = packageWith('vpc', [
     `--param=subnetIds=${SUBNETS.join(',')}`,
     `--param=securityGroupIds=${SECURITY_GROUP}`,
@@ -219,7 +224,11 @@ describe('serverless package (offline)', () => {
           continue;
         }
         if (writes.includes('ssm:GetParameter')) {
-          expect(JSON.stringify(resource)).toContain(':parameter/eks-auth-sentinel/slack-webhook');
+          // This template names the webhook; the bot-token statement's condition is false here.
+          const bot = (statement as { Sid?: string }).Sid === 'SlackBotTokenParameter';
+          expect(JSON.stringify(resource)).toContain(
+            bot ? ':parameterdisabled"' : ':parameter/eks-auth-sentinel/slack-webhook',
+          );
           continue;
         }
         const ids = referencedIds(resource);
@@ -441,6 +450,28 @@ describe('serverless package: parameters', () => {
     }
   });
 
+  it('with slackBotTokenParameter and slackChannel: bot-token mode, ssm:GetParameter on that parameter only', () => {
+    for (const [id] of ofType('AWS::Lambda::Function', withBot)) {
+      expect(environment(withBot, id).SENTINEL_SLACK_BOT_TOKEN_PARAMETER, id).toBe(
+        '/eks-auth-sentinel/slack-bot-token',
+      );
+      expect(environment(withBot, id).SENTINEL_SLACK_CHANNEL, id).toBe('C0123456789');
+      expect(environment(withBot, id).SENTINEL_SLACK_WEBHOOK_PARAMETER, id).toBe('disabled');
+    }
+    expect(withBot.Conditions?.SlackBotEnabled).toEqual({
+      'Fn::Not': [{ 'Fn::Equals': ['/eks-auth-sentinel/slack-bot-token', 'disabled'] }],
+    });
+    expect(withBot.Conditions?.SlackEnabled).toEqual({
+      'Fn::Not': [{ 'Fn::Equals': ['disabled', 'disabled'] }],
+    });
+    const grants =
+      JSON.stringify(withBot.Resources).match(/parameter\/eks-auth-sentinel\/slack-bot-token/g) ?? [];
+    expect(grants.length).toBe(2); // the worker's and the event function's roles
+    expect(defaults.Conditions?.SlackBotEnabled).toEqual({
+      'Fn::Not': [{ 'Fn::Equals': ['disabled', 'disabled'] }],
+    });
+  });
+
   it('with subnetIds and securityGroupIds: the Kubernetes-reading functions run in the VPC, with ENI permissions; the scheduler does not', () => {
     for (const id of KUBERNETES_READERS) {
       expect(inVpc.Resources[id]?.Properties.VpcConfig, id).toEqual({
@@ -508,16 +539,23 @@ describe('serverless package: parameters', () => {
       '--param=subnetIds=subnet-0123456789abcdef0,vpc-1',
       '--param=regions=eu-west-1,mars',
       '--param=slackWebhookParameter=https://hooks.slack.com/services/T/B/x',
+      '--param=slackBotTokenParameter=xoxb-1234-pasted-token',
     ]);
     expect(wrong.status).toBe(1);
+    expect(wrong.text).not.toContain('pasted-token');
     const problems = wrong.lines.filter((l) =>
-      /^(subnetIds|securityGroupIds|regions|slackWebhookParameter)\b/.test(l),
+      /^(subnetIds|securityGroupIds|regions|slackWebhookParameter|slackBotTokenParameter|slackChannel)\b/.test(
+        l,
+      ),
     );
     expect(problems).toEqual([
       'subnetIds: "vpc-1" is not a subnet ID (subnet-0123456789abcdef0)',
       'subnetIds is set but securityGroupIds is not: add --param=securityGroupIds=sg-…',
       'regions: "mars" is not a Region: --param=regions=eu-west-1,us-east-1',
       'slackWebhookParameter: "https://hooks.slack.com/services/T/B/x" is neither an SSM parameter name starting with / nor "disabled": --param=slackWebhookParameter=/eks-auth-sentinel/slack-webhook',
+      'slackBotTokenParameter: neither an SSM parameter name starting with / nor "disabled" (the name of the parameter, never the token): --param=slackBotTokenParameter=/eks-auth-sentinel/slack-bot-token',
+      'slackBotTokenParameter: set either it or slackWebhookParameter, not both: drop --param=slackWebhookParameter=…',
+      'slackChannel: a channel ID is needed with slackBotTokenParameter: --param=slackChannel=C0123456789',
     ]);
   });
 });

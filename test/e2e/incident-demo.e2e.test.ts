@@ -67,7 +67,7 @@ describe('npm start: the incident demo', () => {
     expect(edit).toBeLessThan(notReady);
     expect(followUp).toBeGreaterThan(notReady);
     // What Slack received, rendered: what, who loses access, the fix as code.
-    expect(out).toContain('CRITICAL · New · Deleting node group general');
+    expect(out).toContain('CRITICAL · prod · Deleting node group general');
     expect(out).toMatch(/Who loses access.*3 nodes/);
     expect(out).toContain('--principal-arn arn:aws:iam::111122223333:role/prod-node-role --type EC2_LINUX');
     expect(out).toContain('Subject: [CRITICAL] prod eu-west-1: nodegroup/deletion-orphans-role');
@@ -109,11 +109,11 @@ describe('npm start: the incident demo', () => {
     // it ends with the damage still open and named, never "Resolved"
     expect(out).not.toMatch(/Resolved/);
     expect(out).toMatch(
-      /HIGH · Confirmed · prod runs in API mode: 1 principal\(s\) mapped only in aws-auth have lost access \(role developers\)/,
+      /HIGH \(confirmed\) · prod · prod runs in API mode: 1 principal\(s\) mapped only in aws-auth have lost access \(role developers\)/,
     );
     expect(out).toContain('Prediction confirmed: "Switching prod to API mode drops 1 aws-auth principal(s)"');
     const last = out.slice(out.lastIndexOf('Slack received'));
-    expect(last).toContain('Confirmed');
+    expect(last).toContain('HIGH (confirmed)');
   });
 
   it('lists the scenarios in --help', async () => {

@@ -24,6 +24,7 @@ import {
   sortFindings,
   TOO_LONG_NOTE,
 } from './layout.ts';
+import { alertLinks } from './links.ts';
 
 /** Escapes inline Markdown so that text renders literally. */
 export function escapeMarkdown(text: string): string {
@@ -66,6 +67,13 @@ function list(values: readonly string[]): string {
   return values.length > 0 ? values.map(inlineCode).join(', ') : '—';
 }
 
+/** `- **Links:** [EKS console (access)](<https://…>) · [CloudTrail event](<…>)`; the URLs are percent-encoded (links.ts). */
+function linkItems(f: Finding): string[] {
+  const links = alertLinks(f);
+  if (links.length === 0) return [];
+  return [`- **Links:** ${links.map((l) => `[${escapeMarkdown(l.label)}](<${l.url}>)`).join(' · ')}`];
+}
+
 function renderFindingBlock(f: Finding): string {
   const parts: string[] = [];
   parts.push(
@@ -78,6 +86,7 @@ function renderFindingBlock(f: Finding): string {
         ? []
         : [`- **Plan address:** ${inlineCode(planAddressOf(f) ?? '')}`]),
       ...(f.actor === undefined ? [] : [`- **Changed by:** ${escapeMarkdown(actorLine(f.actor) ?? '')}`]),
+      ...linkItems(f),
     ].join('\n'),
   );
   if (f.detail.trim().length > 0) parts.push(prose(f.detail));

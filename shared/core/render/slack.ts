@@ -14,6 +14,7 @@
 import type { Notice, NoticeKind } from '../alerts.ts';
 import type { Finding, Severity } from '../model.ts';
 import { actorLine, confirmationLine, fixCode, noticeOrder, oneLine, plural, sanitize } from './layout.ts';
+import { alertLinks } from './links.ts';
 
 export const SLACK_LIMITS = {
   maxBlocks: 50,
@@ -28,6 +29,8 @@ export const SLACK_LIMITS = {
   maxFallbackChars: 3000,
   /** One code block; longer ones are left out with a note rather than cut. */
   maxCodeChars: 3000,
+  /** A link's URL (Block Kit `url` fields). */
+  maxUrlChars: 3000,
 } as const;
 
 export type SlackTextObject = {
@@ -37,8 +40,12 @@ export type SlackTextObject = {
   verbatim?: boolean;
 };
 
+export type SlackRichTextInline =
+  | { type: 'text'; text: string; style?: { bold?: boolean } }
+  | { type: 'link'; url: string; text: string };
+
 export type SlackRichTextElement =
-  | { type: 'rich_text_section'; elements: Array<{ type: 'text'; text: string; style?: { bold?: boolean } }> }
+  | { type: 'rich_text_section'; elements: SlackRichTextInline[] }
   | { type: 'rich_text_preformatted'; elements: Array<{ type: 'text'; text: string }> };
 
 export type SlackBlock =
@@ -189,17 +196,59 @@ function summaryLine(notice: Notice): string {
 
 type Detail = 'full' | 'no-code' | 'minimal';
 
+/**
+ * `arn:aws:iam::111122223333:role/team/KarpenterNodeRole` → `role KarpenterNodeRole`: a header
+ * spends its 150 characters on what happened, not on an account ID and a path (the full ARN is
+ * in the body: the Subject field and the full title).
+ */
+export function shortenArns(text: string): string {
+  return text.replace(
+    /\barn:aws[a-z-]*:(?:iam|sts)::[^\s:]*:(role|user|assumed-role|instance-profile)\/([^\s,;]+)/g,
+    (_all, kind: string, path: string) => {
+      const parts = path.split('/').filter((p) => p !== '');
+      // assumed-role/<role>/<session>: the role; role/<path…>/<name>: the name.
+      const name = kind === 'assumed-role' ? parts[0] : parts[parts.length - 1];
+      return `${kind === 'assumed-role' ? 'role' : kind} ${name ?? path}`;
+    },
+  );
+}
+
+/**
+ * The header of one notice, within 150 characters and leading with what on-call reads first:
+ * severity, cluster, what happened — `:red_circle: CRITICAL · prod · Deleting node group general
+ * removes role KarpenterNodeRole from aws-auth: 3 other node(s) lose access`.
+ */
+export function slackHeader(notice: Notice): string {
+  const f = notice.finding;
+  const what = shortenArns(oneLine(f.title));
+  const cluster = truncate(oneLine(f.cluster.name), 40);
+  const head =
+    notice.kind === 'resolved'
+      ? ':white_check_mark: Resolved'
+      : `${EMOJI[f.severity]} ${f.severity.toUpperCase()}${notice.kind === 'opened' ? '' : ` (${KIND_LABEL[notice.kind].toLowerCase()})`}`;
+  return truncate(`${head} · ${cluster} · ${what}`, SLACK_LIMITS.maxHeaderChars);
+}
+
+/** Links as rich text (never mrkdwn: a URL built from a name cannot turn into a mention). */
+function linksBlock(f: Finding): SlackBlock | undefined {
+  const links = alertLinks(f).filter((l) => l.url.length <= SLACK_LIMITS.maxUrlChars);
+  if (links.length === 0) return undefined;
+  const elements: SlackRichTextInline[] = [];
+  for (const [i, l] of links.entries()) {
+    if (i > 0) elements.push({ type: 'text', text: ' · ' });
+    elements.push({ type: 'link', url: l.url, text: l.label });
+  }
+  return { type: 'rich_text', elements: [{ type: 'rich_text_section', elements }] };
+}
+
 /** The blocks of one notice, at a level of detail. */
 export function renderSlackNotice(notice: Notice, detail: Detail = 'full'): SlackBlock[] {
   const f = notice.finding;
   const resolved = notice.kind === 'resolved';
   const blocks: SlackBlock[] = [];
-  const headerText = resolved
-    ? `:white_check_mark: Resolved · ${oneLine(f.title)}`
-    : `${EMOJI[f.severity]} ${f.severity.toUpperCase()} · ${KIND_LABEL[notice.kind]} · ${oneLine(f.title)}`;
   blocks.push({
     type: 'header',
-    text: { type: 'plain_text', text: truncate(headerText, SLACK_LIMITS.maxHeaderChars), emoji: true },
+    text: { type: 'plain_text', text: slackHeader(notice), emoji: true },
   });
   blocks.push({
     type: 'section',
@@ -212,9 +261,13 @@ export function renderSlackNotice(notice: Notice, detail: Detail = 'full'): Slac
       field('Trigger', code(f.trigger)),
     ],
   });
+  const title = oneLine(f.title);
+  if (!resolved && shortenArns(title) !== title) blocks.push(plainText(title, 1000));
   const by = actorLine(f.actor);
   if (by !== undefined) blocks.push(plainText(by, 500, 'Changed by: '));
   if (notice.confirms !== undefined) blocks.push(plainText(confirmationLine(notice.confirms), 500));
+  const links = linksBlock(f);
+  if (links !== undefined) blocks.push(links);
   const detailText = f.detail.trim();
   if (resolved) {
     blocks.push(
@@ -311,9 +364,55 @@ function fallbackText(notices: readonly Notice[]): string {
   return truncate(lines.join('\n'), SLACK_LIMITS.maxFallbackChars);
 }
 
+/** A notice as one line of a message's digest: `• HIGH new · <what happened>` (plain text). */
+export function slackDigestLine(notice: Notice): string {
+  const f = notice.finding;
+  const head =
+    notice.kind === 'resolved'
+      ? 'RESOLVED'
+      : `${f.severity.toUpperCase()} ${KIND_LABEL[notice.kind].toLowerCase()}`;
+  return truncate(
+    `• ${head} · ${truncate(oneLine(f.cluster.name), 40)} · ${shortenArns(oneLine(f.title))}`,
+    300,
+  );
+}
+
+/** Digest lines as rich text blocks of at most `maxSectionChars` each, under a note. */
+function digestBlocks(lines: readonly string[], first: boolean): SlackBlock[] {
+  if (lines.length === 0) return [];
+  const blocks: SlackBlock[] = [
+    {
+      type: 'context',
+      elements: [
+        mrkdwn(
+          `${first ? 'Also in this run' : 'Continued'}: ${plural(lines.length, 'more notice')}, in one line each — the full alerts (fix included) are in the e-mail (SNS) and in \`eks-auth-sentinel report\`.`,
+        ),
+      ],
+    },
+  ];
+  let chunk: string[] = [];
+  let chars = 0;
+  const flush = () => {
+    if (chunk.length > 0) blocks.push(plainText(chunk.join('\n'), SLACK_LIMITS.maxSectionChars));
+    chunk = [];
+    chars = 0;
+  };
+  for (const line of lines) {
+    if (chars + line.length + 1 > SLACK_LIMITS.maxSectionChars) flush();
+    chunk.push(line);
+    chars += line.length + 1;
+  }
+  flush();
+  return blocks;
+}
+
 /**
- * Messages for the notices, in order, each within Slack's limits; every notice appears in exactly
- * one message. Send them in order; `notices` of each message tells which notices it delivers.
+ * The messages for one cluster's notices of one run: normally exactly one. It shows the notices
+ * most severe first — the first whole (at the most detailed level that fits), the next whole as
+ * long as what remains still fits as one line each — and every other notice as one line. Only a
+ * storm whose one-line digest exceeds a message continues in further messages (to be sent under
+ * Slack's rate limit). Every notice appears in exactly one message; `notices` of each message tells
+ * which notices it delivers (positions in `notices`).
  */
 export function renderSlackMessages(
   notices: readonly Notice[],
@@ -327,39 +426,81 @@ export function renderSlackMessages(
     textChars(blocks) <= maxText &&
     slackPayloadBytes({ text: fallbackText(items), blocks: [...blocks] }) <= maxBytes;
 
+  const order = noticeOrder(notices);
+  const at = (k: number) => notices[order[k] as number] as Notice;
+  const lines = order.map((i) => slackDigestLine(notices[i] as Notice));
   const messages: SlackMessage[] = [];
-  let current: { items: Notice[]; blocks: SlackBlock[]; notices: number[] } | undefined;
-  const flush = () => {
-    if (current === undefined) return;
-    messages.push({
-      payload: { text: fallbackText(current.items), blocks: current.blocks },
-      notices: current.notices,
-    });
-    current = undefined;
-  };
+  if (order.length === 0) return messages;
 
-  for (const index of noticeOrder(notices)) {
-    const notice = notices[index] as Notice;
-    // The most detailed rendering that fits a message of its own.
-    let own: SlackBlock[] = [];
+  // The first message: whole notices while the rest still fits as lines.
+  let items: Notice[] = [];
+  let blocks: SlackBlock[] = [];
+  let k = 0;
+  for (; k < order.length; k++) {
+    const notice = at(k);
+    const restLines = lines.slice(k + 1);
+    let taken: SlackBlock[] | undefined;
     for (const level of ['full', 'no-code', 'minimal'] as const) {
-      own = renderSlackNotice(notice, level);
-      if (fits([notice], own)) break;
-    }
-    if (!fits([notice], own)) own = minimalFallback(notice);
-    if (current !== undefined) {
-      const items = [...current.items, notice];
-      const blocks = [...current.blocks, ...own];
-      if (fits(items, blocks)) {
-        current = { items, blocks, notices: [...current.notices, index] };
-        continue;
+      const own = renderSlackNotice(notice, level);
+      const candidate = [...blocks, ...own];
+      const withRest = [...candidate, ...digestBlocks(restLines, true)];
+      if (fits([...items, notice], k === 0 ? candidate : withRest)) {
+        taken = own;
+        break;
       }
-      flush();
     }
-    current = { items: [notice], blocks: own, notices: [index] };
+    if (taken === undefined && k === 0) taken = minimalFallback(notice);
+    if (taken === undefined) break;
+    items = [...items, notice];
+    blocks = [...blocks, ...taken];
+  }
+  // The rest as digest lines, in as few messages as fit.
+  let shown: number[] = order.slice(0, k);
+  let digest: string[] = [];
+  let first = true;
+  const flush = () => {
+    const all = [...blocks, ...digestBlocks(digest, first)];
+    messages.push({ payload: { text: fallbackText(items), blocks: all }, notices: shown });
+    first = false;
+    items = [];
+    blocks = [];
+    digest = [];
+    shown = [];
+  };
+  for (; k < order.length; k++) {
+    const notice = at(k);
+    const line = lines[k] as string;
+    const candidate = [...blocks, ...digestBlocks([...digest, line], first)];
+    if (shown.length > 0 && !fits([...items, notice], candidate)) flush();
+    items.push(notice);
+    digest.push(line);
+    shown.push(order[k] as number);
   }
   flush();
   return messages;
+}
+
+/**
+ * One message for all the notices (the edit of a thread's first message, bot-token mode): as
+ * `renderSlackMessages`, with what does not fit counted in a last line instead of continued.
+ */
+export function renderSlackSingleMessage(notices: readonly Notice[]): SlackPayload {
+  const reserve = {
+    maxBlocks: SLACK_LIMITS.maxBlocks - 1,
+    maxMessageTextChars: SLACK_LIMITS.maxMessageTextChars - 300,
+    maxPayloadBytes: SLACK_LIMITS.maxPayloadBytes - 1000,
+  };
+  const [first, ...more] = renderSlackMessages(notices, reserve);
+  if (first === undefined) return { text: fallbackText([]), blocks: [] };
+  const left = more.reduce((n, m) => n + m.notices.length, 0);
+  if (left === 0) return first.payload;
+  return {
+    text: first.payload.text,
+    blocks: [
+      ...first.payload.blocks,
+      { type: 'context', elements: [mrkdwn(`…and ${plural(left, 'more notice')} (see the thread).`)] },
+    ],
+  };
 }
 
 /** Last resort for a notice whose every field is enormous: header and the summary line only. */

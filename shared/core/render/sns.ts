@@ -25,6 +25,7 @@ import {
   oneLine,
   plural,
 } from './layout.ts';
+import { alertLinks } from './links.ts';
 import { renderMarkdown } from './markdown.ts';
 import { utf8Bytes } from './slack.ts';
 import { renderText } from './text.ts';
@@ -208,6 +209,13 @@ export function snsJson(
   return doc;
 }
 
+/** `  EKS console (access): https://…` per link (the URL on its own, so mail clients link it). */
+function linkLines(f: Finding): string {
+  return alertLinks(f)
+    .map((l) => `  ${l.label}: ${l.url}\n`)
+    .join('');
+}
+
 function noticeTitle(n: Notice): string {
   const head = `${KIND_WORD[n.kind]}${n.kind === 'resolved' ? '' : ` ${n.finding.severity.toUpperCase()}`} at ${oneLine(n.at)}`;
   return n.confirms === undefined ? head : `${head}. ${confirmationLine(n.confirms)}`;
@@ -220,15 +228,16 @@ export function snsText(notices: readonly Notice[], maxChars: number, compact = 
     notices.length > 1 && first !== undefined
       ? `eks-auth-sentinel: ${plural(notices.length, 'notice')} for cluster ${clusterLabel(first)}\n\n`
       : '';
-  const blocks = notices.map((n) => ({
-    severity: n.finding.severity,
-    text: `${renderText([n.finding], {
+  const blocks = notices.map((n) => {
+    const links = linkLines(n.finding);
+    const text = renderText([n.finding], {
       title: noticeTitle(n),
       compact: compact || n.kind === 'resolved',
       // A finding too long for the whole e-mail is shown short (named), not left out.
-      maxChars: Math.max(0, maxChars - head.length - 200),
-    })}\n`,
-  }));
+      maxChars: Math.max(0, maxChars - head.length - links.length - 200),
+    });
+    return { severity: n.finding.severity, text: `${text.replace(/\n*$/, '\n')}${links}\n` };
+  });
   const footer = compact
     ? '\nShortened to fit one SNS message; run `eks-auth-sentinel report` for the full fix.\n'
     : '';
