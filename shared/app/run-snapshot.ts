@@ -199,7 +199,12 @@ async function continueFollowUp(
     );
     return 'requeued';
   }
-  // Out of attempts: resolve anyway, or the same change later on would never alert again.
-  await deps.deliver(keyOf(item), [], { kind: 'settled', fingerprints: followUp.fingerprints });
+  // Out of attempts: close the change findings anyway, or the same change later on would never
+  // alert again — but silently: a change that never settled is not shown to be harmless.
+  await deps.deliver(keyOf(item), [], {
+    kind: 'settled',
+    fingerprints: followUp.fingerprints,
+    ...(settled ? {} : { unsettled: true }),
+  });
   return settled ? 'settled' : 'gave-up';
 }

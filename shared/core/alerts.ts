@@ -82,8 +82,12 @@ export type EvaluationScope =
   | { kind: 'state' }
   /** Only the findings of a change (event / what-if); nothing may resolve. */
   | { kind: 'change' }
-  /** A follow-up found the change settled: its change findings resolve. */
-  | { kind: 'settled'; fingerprints: readonly string[] };
+  /**
+   * A follow-up is done with the change: its change findings close. `unsettled`: the follow-ups ran
+   * out of attempts before the change settled — nothing shows the risk gone, so they close without
+   * a "resolved" notice (the scheduled state checks go on watching what really happened).
+   */
+  | { kind: 'settled'; fingerprints: readonly string[]; unsettled?: boolean };
 
 export interface ChannelPolicy {
   /** The least severity this channel is told about. Resolved notices follow the opening. */
@@ -295,7 +299,7 @@ export function planAlerts(input: LifecycleInput): LifecycleResult {
     if (!mayResolve(r)) continue;
     r.status = 'resolved';
     r.lastSeen = now;
-    if (scope.kind === 'settled' && cameTrue(r)) continue;
+    if (scope.kind === 'settled' && (scope.unsettled === true || cameTrue(r))) continue;
     // Something that happened (a mapping removed) is not undone by the next evaluation: it was
     // reported once, and it closes without a "resolved" notice.
     if (r.origin === 'transition') continue;

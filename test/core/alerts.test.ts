@@ -105,6 +105,25 @@ describe('planAlerts', () => {
     ]);
   });
 
+  it('closes a prediction whose follow-ups ran out before the change settled without a "resolved" notice', () => {
+    const s = buildSnapshot({ compute: [...managedNodes(2), ...karpenterNodes(2)] });
+    const predicted = whatIf(s, { kind: 'delete-nodegroup', nodegroupName: 'general' }).findings;
+    const afterEvent = deliverAll(run([], predicted, { kind: 'change' }));
+    const gaveUp = run(afterEvent, [], {
+      kind: 'settled',
+      fingerprints: predicted.map((f) => f.fingerprint),
+      unsettled: true,
+    });
+    expect(gaveUp.outbox.slack).toEqual([]);
+    expect(gaveUp.outbox.sns).toEqual([]);
+    expect(gaveUp.records.find((r) => r.ruleId === 'nodegroup/deletion-orphans-role')?.status).toBe(
+      'resolved',
+    );
+    // the same change later on alerts again
+    const again = run(gaveUp.records, predicted, { kind: 'change' });
+    expect(again.outbox.slack.map((n) => n.kind)).toContain('opened');
+  });
+
   it('keeps a failed send pending with its attempt count and sends it again next run', () => {
     const first = run([], critical(), { kind: 'state' });
     const failed = settleDeliveries(
