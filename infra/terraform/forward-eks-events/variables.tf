@@ -2,7 +2,7 @@ variable "home_region" {
   description = "The Region where eks-auth-sentinel is deployed (its default event bus receives the events)."
   type        = string
   validation {
-    condition     = can(regex("^[a-z]{2}(-[a-z]+)+-\\d$", var.home_region))
+    condition     = can(regex("^[a-z]{2,4}(-[a-z]+)+-\\d+$", var.home_region))
     error_message = "home_region must be an AWS Region, e.g. eu-west-1."
   }
 }
