@@ -212,7 +212,7 @@ export function clusterJson(c: ClusterState, caData: string): Record<string, unk
         { types: ['api', 'audit', 'authenticator', 'controllerManager', 'scheduler'], enabled: false },
       ],
     },
-    identity: { oidc: { issuer: `https://oidc.eks.${c.region}.amazonaws.com/id/${c.name.toUpperCase()}` } },
+    identity: { oidc: { issuer: c.oidcIssuer } },
     status: c.status,
     certificateAuthority: { data: caData },
     platformVersion: c.platformVersion,

@@ -190,6 +190,7 @@ export interface SandboxCluster {
   status: string;
   version: string;
   platformVersion: string;
+  oidcIssuer: string;
   authenticationMode: AuthenticationMode;
   bootstrapClusterCreatorAdminPermissions: boolean;
   endpointPublicAccess: boolean;

@@ -92,6 +92,8 @@ export class ClusterState implements SandboxCluster {
   status: string;
   version: string;
   platformVersion: string;
+  /** The seed's OIDC issuer (DescribeCluster identity.oidc.issuer); else one derived from the name. */
+  oidcIssuer: string;
   authenticationMode: AuthenticationMode;
   bootstrapClusterCreatorAdminPermissions: boolean;
   endpointPublicAccess: boolean;
@@ -132,6 +134,8 @@ export class ClusterState implements SandboxCluster {
     this.status = init.info.status;
     this.version = init.info.version ?? '1.31';
     this.platformVersion = init.info.platformVersion ?? 'eks.12';
+    this.oidcIssuer =
+      init.info.oidcIssuer ?? `https://oidc.eks.${init.region}.amazonaws.com/id/${init.name.toUpperCase()}`;
     this.authenticationMode = init.info.authenticationMode;
     this.bootstrapClusterCreatorAdminPermissions = init.info.bootstrapClusterCreatorAdminPermissions ?? true;
     this.endpointPublicAccess = init.info.endpointPublicAccess ?? true;

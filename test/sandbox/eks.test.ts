@@ -52,6 +52,20 @@ describe('sandbox EKS', () => {
     );
   });
 
+  it("serves the seed's OIDC issuer under a renamed seed, else one derived from the cluster name", async () => {
+    const issuer = 'https://oidc.eks.eu-west-1.amazonaws.com/id/SEEDED';
+    const seeded = baseSnapshot();
+    seeded.cluster = { ...seeded.cluster, oidcIssuer: issuer };
+    sandbox = await startSandbox({
+      clusters: [{ snapshot: seeded, name: 'renamed' }, { snapshot: baseSnapshot() }],
+    });
+    const client = eks(sandbox);
+    const renamed = await client.send(new DescribeClusterCommand({ name: 'renamed' }));
+    expect(renamed.cluster?.identity?.oidc?.issuer).toBe(issuer);
+    const derived = await client.send(new DescribeClusterCommand({ name: 'prod' }));
+    expect(derived.cluster?.identity?.oidc?.issuer).toBe(`https://oidc.eks.${REGION}.amazonaws.com/id/PROD`);
+  });
+
   it('answers 404 ResourceNotFoundException for an unknown cluster and node group', async () => {
     sandbox = await startSandbox({ clusters: [{ snapshot: baseSnapshot() }] });
     const client = eks(sandbox);
