@@ -121,7 +121,7 @@ describe('compare on the blue/green scenario files', () => {
     ]);
   });
 
-  it.each(['wi-blue', 'wi-healthy-pod-identity', 'wi-healthy-irsa'])(
+  it.each(['wi-blue', 'wi-green', 'wi-healthy-pod-identity', 'wi-healthy-irsa'])(
     'reports nothing for %s compared with itself',
     async (name) => {
       const { code, out } = await run([

@@ -24,6 +24,8 @@ export const parityWorkloadIdentityMissing: Rule = {
       seen.add(id);
       const verdict = workloadWorksOn(to, from, use);
       if (verdict.verdict === 'ok') continue;
+      // Already broken on the source: no parity difference (assess on the source reports it).
+      if (workloadWorksOn(from, from, use).verdict === 'broken') continue;
       const label = saLabel(use.namespace, use.name);
       const plan = podIdentityPlan(to, [{ ...use, via: 'irsa' }], from);
       const certain = verdict.verdict === 'broken';
