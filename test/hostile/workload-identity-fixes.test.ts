@@ -72,8 +72,9 @@ describe('hostile workload-identity fixes', () => {
   });
 
   it('compare and the Pod Identity plan: hostile names in every block', () => {
+    // The source's trust matches the service account (works on the source), so compare reports it.
     const from = irsaSnapshot({
-      roles: [role(EVIL_ROLE, irsaTrust())],
+      roles: [role(EVIL_ROLE, irsaTrust(undefined, `system:serviceaccount:${EVIL_NS}:${EVIL_SA}`))],
       serviceAccounts: [{ namespace: EVIL_NS, name: EVIL_SA, roleArnAnnotation: EVIL_ROLE }],
     });
     const r = compareClusters(from, movedIssuer(from));
