@@ -287,7 +287,7 @@ describe('parseEksEvent', () => {
   it('names a hostile non-string eventSource or detail-type by its kind', () => {
     const event = fixture('delete-nodegroup');
     event.detail.eventSource = { toString: false };
-    expect(reasonOf(event, 'ignored')).toBe('not an EKS call (eventSource an object)');
+    expect(reasonOf(event, 'ignored')).toBe('not an EKS or IAM call (eventSource an object)');
     const envelope = fixture('delete-nodegroup');
     envelope['detail-type'] = { valueOf: 1, toString: 'x' };
     expect(reasonOf(envelope, 'ignored')).toBe('not a CloudTrail API call (detail-type an object)');

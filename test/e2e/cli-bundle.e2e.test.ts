@@ -156,7 +156,7 @@ describe('the bundled CLI (dist/cli.js)', () => {
       });
       expect(result.err).toBe('');
       expect(result.code).toBe(0);
-      expect(result.out).toContain('=== Cluster a-karpenter-shares-last-nodegroup-role');
+      expect(result.out).toContain('=== Current state: cluster a-karpenter-shares-last-nodegroup-role');
       expect(result.out).toMatch(/CRITICAL\s+nodegroup\/deletion-orphans-role/);
     } finally {
       await sandbox.close();
