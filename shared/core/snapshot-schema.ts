@@ -27,302 +27,324 @@ interface SchemaMeta {
   description?: string;
 }
 
-/** Private registry: `$defs` names and descriptions for the JSON Schema, no global side effects. */
-const snapshotRegistry = z.registry<SchemaMeta>();
+/**
+ * `$defs` names and descriptions for the JSON Schema. Only recorded while the schema is built;
+ * the (private) zod registry is filled from them when the JSON Schema is generated, so that a
+ * validation does not pay for it.
+ */
+const schemaMeta: Array<[z.core.$ZodType, SchemaMeta]> = [];
 
 function meta<T extends z.core.$ZodType>(schema: T, data: SchemaMeta): T {
-  snapshotRegistry.add(schema, data);
+  schemaMeta.push([schema, data]);
   return schema;
 }
 
 const PARTITION = 'arn:aws(?:-[a-z]+)*';
 
-const timestampSchema = meta(z.iso.datetime({ offset: true }), {
-  id: 'Timestamp',
-  description: 'ISO 8601 date-time with `Z` or a UTC offset, e.g. 2026-11-20T10:00:00Z.',
-});
+/**
+ * Builds the schema (zod builds its parsers as the schemas are made): on the first validation or
+ * JSON Schema generation, not at import, so that a start which validates nothing pays nothing.
+ */
+function buildSchema() {
+  const timestampSchema = meta(z.iso.datetime({ offset: true }), {
+    id: 'Timestamp',
+    description: 'ISO 8601 date-time with `Z` or a UTC offset, e.g. 2026-11-20T10:00:00Z.',
+  });
 
-const roleArnSchema = meta(
-  z.string().check(z.regex(new RegExp(`^${PARTITION}:iam::\\d{12}:role/.+$`), 'expected an IAM role ARN')),
-  {
-    id: 'RoleArn',
-    description:
-      'An IAM role ARN (arn:aws:iam::<account>:role/<path/><name>), never an instance-profile ARN.',
-  },
-);
-
-const principalArnSchema = meta(
-  z
-    .string()
-    .check(z.regex(new RegExp(`^${PARTITION}:(?:iam|sts)::\\d{12}:.+$`), 'expected an IAM principal ARN')),
-  { id: 'PrincipalArn', description: 'An IAM principal ARN (role or user).' },
-);
-
-const accessPolicyArnSchema = z
-  .string()
-  .check(
-    z.regex(
-      new RegExp(`^${PARTITION}:eks::aws:cluster-access-policy/.+$`),
-      'expected an EKS access policy ARN (arn:aws:eks::aws:cluster-access-policy/<name>)',
-    ),
+  const roleArnSchema = meta(
+    z.string().check(z.regex(new RegExp(`^${PARTITION}:iam::\\d{12}:role/.+$`), 'expected an IAM role ARN')),
+    {
+      id: 'RoleArn',
+      description:
+        'An IAM role ARN (arn:aws:iam::<account>:role/<path/><name>), never an instance-profile ARN.',
+    },
   );
 
-const nonEmpty = () => z.string().check(z.minLength(1, 'must not be empty'));
-const count = () => z.int().check(z.nonnegative());
+  const principalArnSchema = meta(
+    z
+      .string()
+      .check(z.regex(new RegExp(`^${PARTITION}:(?:iam|sts)::\\d{12}:.+$`), 'expected an IAM principal ARN')),
+    { id: 'PrincipalArn', description: 'An IAM principal ARN (role or user).' },
+  );
 
-const clusterInfoSchema = z.strictObject({
-  status: nonEmpty(),
-  version: z.exactOptional(z.string()),
-  platformVersion: z.exactOptional(z.string()),
-  authenticationMode: z.enum(AUTHENTICATION_MODES),
-  bootstrapClusterCreatorAdminPermissions: z.exactOptional(z.boolean()),
-  endpointPublicAccess: z.exactOptional(z.boolean()),
-  endpointPrivateAccess: z.exactOptional(z.boolean()),
-  publicAccessCidrs: z.exactOptional(z.array(z.string())),
-  oidcIssuer: z.exactOptional(z.string()),
-});
-
-const managedFieldSchema = z.strictObject({
-  manager: nonEmpty(),
-  operation: nonEmpty(),
-  time: z.exactOptional(timestampSchema),
-  dataKeys: z.array(z.string()),
-});
-
-const awsAuthConfigMapSchema = meta(
-  z.strictObject({
-    data: meta(z.record(z.string(), z.string()), {
-      description:
-        'The ConfigMap `data`: raw strings exactly as stored (mapRoles, mapUsers, mapAccounts, …).',
-    }),
-    resourceVersion: z.exactOptional(z.string()),
-    managedFields: z.array(managedFieldSchema),
-  }),
-  { id: 'AwsAuthConfigMap', description: 'kube-system/aws-auth as read from the Kubernetes API.' },
-);
-
-const accessScopeSchema = z.strictObject({
-  type: z.enum(['cluster', 'namespace']),
-  namespaces: z.exactOptional(z.array(z.string())),
-});
-
-const associatedAccessPolicySchema = z.strictObject({
-  policyArn: accessPolicyArnSchema,
-  accessScope: accessScopeSchema,
-  associatedAt: z.exactOptional(timestampSchema),
-});
-
-const accessEntrySchema = meta(
-  z.strictObject({
-    principalArn: principalArnSchema,
-    type: z.enum(ACCESS_ENTRY_TYPES),
-    username: z.exactOptional(z.string()),
-    kubernetesGroups: z.array(z.string()),
-    createdAt: z.exactOptional(timestampSchema),
-    modifiedAt: z.exactOptional(timestampSchema),
-    accessPolicies: z.array(associatedAccessPolicySchema),
-  }),
-  { id: 'AccessEntry', description: 'An EKS access entry with its associated access policies.' },
-);
-
-const healthIssueSchema = z.strictObject({
-  code: nonEmpty(),
-  message: z.exactOptional(z.string()),
-});
-
-const nodegroupSchema = meta(
-  z.strictObject({
-    name: nonEmpty(),
-    status: nonEmpty(),
-    nodeRole: roleArnSchema,
-    amiType: z.exactOptional(z.string()),
-    desiredSize: z.exactOptional(count()),
-    minSize: z.exactOptional(count()),
-    maxSize: z.exactOptional(count()),
-    healthIssues: z.array(healthIssueSchema),
-  }),
-  { id: 'Nodegroup', description: 'A managed node group.' },
-);
-
-const fargateSelectorSchema = z.strictObject({
-  namespace: nonEmpty(),
-  labels: z.exactOptional(z.record(z.string(), z.string())),
-});
-
-const fargateProfileSchema = meta(
-  z.strictObject({
-    name: nonEmpty(),
-    status: nonEmpty(),
-    podExecutionRoleArn: roleArnSchema,
-    selectors: z.array(fargateSelectorSchema),
-    createdAt: z.exactOptional(timestampSchema),
-  }),
-  { id: 'FargateProfile', description: 'A Fargate profile.' },
-);
-
-const computeNodeSchema = meta(
-  z.strictObject({
-    kind: z.enum(COMPUTE_KINDS),
-    id: meta(nonEmpty(), {
-      description: 'EC2 instance ID, or the node name where there is no instance (Fargate, hybrid).',
-    }),
-    nodeName: z.exactOptional(z.string()),
-    roleArn: z.exactOptional(roleArnSchema),
-    nodegroup: z.exactOptional(z.string()),
-    nodePool: z.exactOptional(z.string()),
-    nodeClass: z.exactOptional(z.string()),
-    fargateProfile: z.exactOptional(z.string()),
-    os: z.exactOptional(z.enum(['linux', 'windows'])),
-    ready: z.exactOptional(z.enum(['True', 'False', 'Unknown'])),
-    readySince: z.exactOptional(timestampSchema),
-  }),
-  {
-    id: 'ComputeNode',
-    description: 'A node or instance that authenticates to the cluster with an IAM role.',
-  },
-);
-
-const karpenterNodeClassSchema = meta(
-  z.strictObject({
-    name: nonEmpty(),
-    roleArn: z.exactOptional(roleArnSchema),
-    role: z.exactOptional(z.string()),
-    instanceProfile: z.exactOptional(z.string()),
-  }),
-  { id: 'KarpenterNodeClass', description: 'A Karpenter EC2NodeClass and the role its nodes use.' },
-);
-
-const iamRoleSchema = meta(
-  z.strictObject({
-    arn: roleArnSchema,
-    state: z.enum(['exists', 'missing']),
-    roleId: z.exactOptional(z.string()),
-    createDate: z.exactOptional(timestampSchema),
-    trustPolicy: z.exactOptional(z.string()),
-  }),
-  {
-    id: 'IamRole',
-    description:
-      'An IAM role in use, with its unique ID, creation date and, for workload identity, its trust policy as JSON text (GetRole).',
-  },
-);
-
-const podIdentityAssociationSchema = meta(
-  z.strictObject({
-    associationId: nonEmpty(),
-    associationArn: z.exactOptional(z.string()),
-    namespace: z.string(),
-    serviceAccount: z.string(),
-    roleArn: z.string(),
-    targetRoleArn: z.exactOptional(z.string()),
-    disableSessionTags: z.exactOptional(z.boolean()),
-    createdAt: z.exactOptional(timestampSchema),
-    modifiedAt: z.exactOptional(timestampSchema),
-  }),
-  {
-    id: 'PodIdentityAssociation',
-    description: 'An EKS Pod Identity association: namespace and service account to an IAM role.',
-  },
-);
-
-const addonSchema = meta(
-  z.strictObject({
-    name: nonEmpty(),
-    status: z.exactOptional(z.string()),
-    version: z.exactOptional(z.string()),
-    healthIssues: z.array(healthIssueSchema),
-  }),
-  { id: 'Addon', description: 'An EKS add-on; described (status, health) where the rules need it.' },
-);
-
-const oidcProviderSchema = meta(
-  z.strictObject({
-    arn: nonEmpty(),
-    url: z.string(),
-    clientIds: z.exactOptional(z.array(z.string())),
-  }),
-  { id: 'OidcProvider', description: "An IAM OIDC identity provider of the cluster's account." },
-);
-
-const serviceAccountSchema = meta(
-  z.strictObject({
-    namespace: z.string(),
-    name: z.string(),
-    roleArnAnnotation: z.exactOptional(z.string()),
-  }),
-  {
-    id: 'ServiceAccount',
-    description:
-      'A Kubernetes service account (metadata only) and its eks.amazonaws.com/role-arn annotation.',
-  },
-);
-
-const roleActionPermissionSchema = meta(
-  z.strictObject({
-    roleArn: z.string(),
-    action: nonEmpty(),
-    decision: z.enum(['allowed', 'implicitDeny', 'explicitDeny']),
-  }),
-  {
-    id: 'RoleActionPermission',
-    description: "IAM's decision (SimulatePrincipalPolicy) on whether a node role may call an action.",
-  },
-);
-
-const sourceAbsentSchema = meta(
-  z.strictObject({ status: z.literal('absent'), reason: z.exactOptional(z.string()) }),
-  {
-    id: 'SourceAbsent',
-    description: 'The source does not exist (a real 404), e.g. no aws-auth in an API cluster.',
-  },
-);
-
-const sourceErrorSchema = meta(z.strictObject({ status: z.literal('error'), error: nonEmpty() }), {
-  id: 'SourceError',
-  description: 'The source could not be read. Never to be read as empty.',
-});
-
-/** `Source<T>`: a discriminated union on `status` (ok with data, absent, error). */
-function sourceSchema<T extends z.core.$ZodType>(data: T) {
-  return z.discriminatedUnion('status', [
-    z.strictObject({ status: z.literal('ok'), data }),
-    sourceAbsentSchema,
-    sourceErrorSchema,
-  ]);
-}
-
-export const clusterSnapshotSchema = z.strictObject({
-  schemaVersion: z.literal(1),
-  capturedAt: timestampSchema,
-  accountId: z.string().check(z.regex(/^\d{12}$/, 'expected a 12-digit AWS account ID')),
-  region: z.string().check(z.regex(REGION_CODE, 'expected an AWS Region code such as eu-west-1')),
-  clusterName: z
+  const accessPolicyArnSchema = z
     .string()
     .check(
       z.regex(
-        /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/,
-        'expected an EKS cluster name (1-100 letters, digits, - and _)',
+        new RegExp(`^${PARTITION}:eks::aws:cluster-access-policy/.+$`),
+        'expected an EKS access policy ARN (arn:aws:eks::aws:cluster-access-policy/<name>)',
       ),
-    ),
-  clusterArn: z
-    .string()
-    .check(
-      z.regex(new RegExp(`^${PARTITION}:eks:[a-z0-9-]+:\\d{12}:cluster/.+$`), 'expected an EKS cluster ARN'),
-    ),
-  cluster: clusterInfoSchema,
-  awsAuth: sourceSchema(awsAuthConfigMapSchema),
-  accessEntries: sourceSchema(z.array(accessEntrySchema)),
-  nodegroups: sourceSchema(z.array(nodegroupSchema)),
-  fargateProfiles: sourceSchema(z.array(fargateProfileSchema)),
-  compute: sourceSchema(z.array(computeNodeSchema)),
-  karpenterNodeClasses: z.exactOptional(sourceSchema(z.array(karpenterNodeClassSchema))),
-  iamRoles: sourceSchema(z.array(iamRoleSchema)),
-  podIdentityAssociations: z.exactOptional(sourceSchema(z.array(podIdentityAssociationSchema))),
-  addons: z.exactOptional(sourceSchema(z.array(addonSchema))),
-  oidcProviders: z.exactOptional(sourceSchema(z.array(oidcProviderSchema))),
-  serviceAccounts: z.exactOptional(sourceSchema(z.array(serviceAccountSchema))),
-  nodeRolePermissions: z.exactOptional(sourceSchema(z.array(roleActionPermissionSchema))),
-});
+    );
+
+  const nonEmpty = () => z.string().check(z.minLength(1, 'must not be empty'));
+  const count = () => z.int().check(z.nonnegative());
+
+  const clusterInfoSchema = z.strictObject({
+    status: nonEmpty(),
+    version: z.exactOptional(z.string()),
+    platformVersion: z.exactOptional(z.string()),
+    authenticationMode: z.enum(AUTHENTICATION_MODES),
+    bootstrapClusterCreatorAdminPermissions: z.exactOptional(z.boolean()),
+    endpointPublicAccess: z.exactOptional(z.boolean()),
+    endpointPrivateAccess: z.exactOptional(z.boolean()),
+    publicAccessCidrs: z.exactOptional(z.array(z.string())),
+    oidcIssuer: z.exactOptional(z.string()),
+  });
+
+  const managedFieldSchema = z.strictObject({
+    manager: nonEmpty(),
+    operation: nonEmpty(),
+    time: z.exactOptional(timestampSchema),
+    dataKeys: z.array(z.string()),
+  });
+
+  const awsAuthConfigMapSchema = meta(
+    z.strictObject({
+      data: meta(z.record(z.string(), z.string()), {
+        description:
+          'The ConfigMap `data`: raw strings exactly as stored (mapRoles, mapUsers, mapAccounts, …).',
+      }),
+      resourceVersion: z.exactOptional(z.string()),
+      managedFields: z.array(managedFieldSchema),
+    }),
+    { id: 'AwsAuthConfigMap', description: 'kube-system/aws-auth as read from the Kubernetes API.' },
+  );
+
+  const accessScopeSchema = z.strictObject({
+    type: z.enum(['cluster', 'namespace']),
+    namespaces: z.exactOptional(z.array(z.string())),
+  });
+
+  const associatedAccessPolicySchema = z.strictObject({
+    policyArn: accessPolicyArnSchema,
+    accessScope: accessScopeSchema,
+    associatedAt: z.exactOptional(timestampSchema),
+  });
+
+  const accessEntrySchema = meta(
+    z.strictObject({
+      principalArn: principalArnSchema,
+      type: z.enum(ACCESS_ENTRY_TYPES),
+      username: z.exactOptional(z.string()),
+      kubernetesGroups: z.array(z.string()),
+      createdAt: z.exactOptional(timestampSchema),
+      modifiedAt: z.exactOptional(timestampSchema),
+      accessPolicies: z.array(associatedAccessPolicySchema),
+    }),
+    { id: 'AccessEntry', description: 'An EKS access entry with its associated access policies.' },
+  );
+
+  const healthIssueSchema = z.strictObject({
+    code: nonEmpty(),
+    message: z.exactOptional(z.string()),
+  });
+
+  const nodegroupSchema = meta(
+    z.strictObject({
+      name: nonEmpty(),
+      status: nonEmpty(),
+      nodeRole: roleArnSchema,
+      amiType: z.exactOptional(z.string()),
+      desiredSize: z.exactOptional(count()),
+      minSize: z.exactOptional(count()),
+      maxSize: z.exactOptional(count()),
+      healthIssues: z.array(healthIssueSchema),
+    }),
+    { id: 'Nodegroup', description: 'A managed node group.' },
+  );
+
+  const fargateSelectorSchema = z.strictObject({
+    namespace: nonEmpty(),
+    labels: z.exactOptional(z.record(z.string(), z.string())),
+  });
+
+  const fargateProfileSchema = meta(
+    z.strictObject({
+      name: nonEmpty(),
+      status: nonEmpty(),
+      podExecutionRoleArn: roleArnSchema,
+      selectors: z.array(fargateSelectorSchema),
+      createdAt: z.exactOptional(timestampSchema),
+    }),
+    { id: 'FargateProfile', description: 'A Fargate profile.' },
+  );
+
+  const computeNodeSchema = meta(
+    z.strictObject({
+      kind: z.enum(COMPUTE_KINDS),
+      id: meta(nonEmpty(), {
+        description: 'EC2 instance ID, or the node name where there is no instance (Fargate, hybrid).',
+      }),
+      nodeName: z.exactOptional(z.string()),
+      roleArn: z.exactOptional(roleArnSchema),
+      nodegroup: z.exactOptional(z.string()),
+      nodePool: z.exactOptional(z.string()),
+      nodeClass: z.exactOptional(z.string()),
+      fargateProfile: z.exactOptional(z.string()),
+      os: z.exactOptional(z.enum(['linux', 'windows'])),
+      ready: z.exactOptional(z.enum(['True', 'False', 'Unknown'])),
+      readySince: z.exactOptional(timestampSchema),
+    }),
+    {
+      id: 'ComputeNode',
+      description: 'A node or instance that authenticates to the cluster with an IAM role.',
+    },
+  );
+
+  const karpenterNodeClassSchema = meta(
+    z.strictObject({
+      name: nonEmpty(),
+      roleArn: z.exactOptional(roleArnSchema),
+      role: z.exactOptional(z.string()),
+      instanceProfile: z.exactOptional(z.string()),
+    }),
+    { id: 'KarpenterNodeClass', description: 'A Karpenter EC2NodeClass and the role its nodes use.' },
+  );
+
+  const iamRoleSchema = meta(
+    z.strictObject({
+      arn: roleArnSchema,
+      state: z.enum(['exists', 'missing']),
+      roleId: z.exactOptional(z.string()),
+      createDate: z.exactOptional(timestampSchema),
+      trustPolicy: z.exactOptional(z.string()),
+    }),
+    {
+      id: 'IamRole',
+      description:
+        'An IAM role in use, with its unique ID, creation date and, for workload identity, its trust policy as JSON text (GetRole).',
+    },
+  );
+
+  const podIdentityAssociationSchema = meta(
+    z.strictObject({
+      associationId: nonEmpty(),
+      associationArn: z.exactOptional(z.string()),
+      namespace: z.string(),
+      serviceAccount: z.string(),
+      roleArn: z.string(),
+      targetRoleArn: z.exactOptional(z.string()),
+      disableSessionTags: z.exactOptional(z.boolean()),
+      createdAt: z.exactOptional(timestampSchema),
+      modifiedAt: z.exactOptional(timestampSchema),
+    }),
+    {
+      id: 'PodIdentityAssociation',
+      description: 'An EKS Pod Identity association: namespace and service account to an IAM role.',
+    },
+  );
+
+  const addonSchema = meta(
+    z.strictObject({
+      name: nonEmpty(),
+      status: z.exactOptional(z.string()),
+      version: z.exactOptional(z.string()),
+      healthIssues: z.array(healthIssueSchema),
+    }),
+    { id: 'Addon', description: 'An EKS add-on; described (status, health) where the rules need it.' },
+  );
+
+  const oidcProviderSchema = meta(
+    z.strictObject({
+      arn: nonEmpty(),
+      url: z.string(),
+      clientIds: z.exactOptional(z.array(z.string())),
+    }),
+    { id: 'OidcProvider', description: "An IAM OIDC identity provider of the cluster's account." },
+  );
+
+  const serviceAccountSchema = meta(
+    z.strictObject({
+      namespace: z.string(),
+      name: z.string(),
+      roleArnAnnotation: z.exactOptional(z.string()),
+    }),
+    {
+      id: 'ServiceAccount',
+      description:
+        'A Kubernetes service account (metadata only) and its eks.amazonaws.com/role-arn annotation.',
+    },
+  );
+
+  const roleActionPermissionSchema = meta(
+    z.strictObject({
+      roleArn: z.string(),
+      action: nonEmpty(),
+      decision: z.enum(['allowed', 'implicitDeny', 'explicitDeny']),
+    }),
+    {
+      id: 'RoleActionPermission',
+      description: "IAM's decision (SimulatePrincipalPolicy) on whether a node role may call an action.",
+    },
+  );
+
+  const sourceAbsentSchema = meta(
+    z.strictObject({ status: z.literal('absent'), reason: z.exactOptional(z.string()) }),
+    {
+      id: 'SourceAbsent',
+      description: 'The source does not exist (a real 404), e.g. no aws-auth in an API cluster.',
+    },
+  );
+
+  const sourceErrorSchema = meta(z.strictObject({ status: z.literal('error'), error: nonEmpty() }), {
+    id: 'SourceError',
+    description: 'The source could not be read. Never to be read as empty.',
+  });
+
+  /** `Source<T>`: a discriminated union on `status` (ok with data, absent, error). */
+  function sourceSchema<T extends z.core.$ZodType>(data: T) {
+    return z.discriminatedUnion('status', [
+      z.strictObject({ status: z.literal('ok'), data }),
+      sourceAbsentSchema,
+      sourceErrorSchema,
+    ]);
+  }
+
+  return z.strictObject({
+    schemaVersion: z.literal(1),
+    capturedAt: timestampSchema,
+    accountId: z.string().check(z.regex(/^\d{12}$/, 'expected a 12-digit AWS account ID')),
+    region: z.string().check(z.regex(REGION_CODE, 'expected an AWS Region code such as eu-west-1')),
+    clusterName: z
+      .string()
+      .check(
+        z.regex(
+          /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/,
+          'expected an EKS cluster name (1-100 letters, digits, - and _)',
+        ),
+      ),
+    clusterArn: z
+      .string()
+      .check(
+        z.regex(
+          new RegExp(`^${PARTITION}:eks:[a-z0-9-]+:\\d{12}:cluster/.+$`),
+          'expected an EKS cluster ARN',
+        ),
+      ),
+    cluster: clusterInfoSchema,
+    awsAuth: sourceSchema(awsAuthConfigMapSchema),
+    accessEntries: sourceSchema(z.array(accessEntrySchema)),
+    nodegroups: sourceSchema(z.array(nodegroupSchema)),
+    fargateProfiles: sourceSchema(z.array(fargateProfileSchema)),
+    compute: sourceSchema(z.array(computeNodeSchema)),
+    karpenterNodeClasses: z.exactOptional(sourceSchema(z.array(karpenterNodeClassSchema))),
+    iamRoles: sourceSchema(z.array(iamRoleSchema)),
+    podIdentityAssociations: z.exactOptional(sourceSchema(z.array(podIdentityAssociationSchema))),
+    addons: z.exactOptional(sourceSchema(z.array(addonSchema))),
+    oidcProviders: z.exactOptional(sourceSchema(z.array(oidcProviderSchema))),
+    serviceAccounts: z.exactOptional(sourceSchema(z.array(serviceAccountSchema))),
+    nodeRolePermissions: z.exactOptional(sourceSchema(z.array(roleActionPermissionSchema))),
+  });
+}
+
+type SnapshotSchema = ReturnType<typeof buildSchema>;
+let builtSchema: SnapshotSchema | undefined;
+
+/** The zod schema of `ClusterSnapshot`, built once. */
+export function clusterSnapshotSchema(): SnapshotSchema {
+  builtSchema ??= buildSchema();
+  return builtSchema;
+}
 
 // Compile-time guards: the schema's output type and the model are mutually assignable (with
 // exactOptionalPropertyTypes, `x?: T | undefined` is not assignable to `x?: T`) and, stricter,
@@ -331,7 +353,7 @@ export const clusterSnapshotSchema = z.strictObject({
 type MutuallyAssignable<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Identical<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Assert<T extends true> = T;
-type SchemaSnapshot = z.infer<typeof clusterSnapshotSchema>;
+type SchemaSnapshot = z.infer<SnapshotSchema>;
 export type SnapshotSchemaMatchesModel = [
   Assert<MutuallyAssignable<SchemaSnapshot, ClusterSnapshot>>,
   Assert<Identical<SchemaSnapshot, ClusterSnapshot>>,
@@ -344,8 +366,11 @@ export const SNAPSHOT_JSON_SCHEMA_ID = 'urn:eks-auth-sentinel:schema:cluster-sna
 
 /** The published JSON Schema (draft 2020-12) of `ClusterSnapshot`, as written to `schema/`. */
 export function buildSnapshotJsonSchema(): Record<string, unknown> {
-  const { $schema, ...body } = z.toJSONSchema(clusterSnapshotSchema, {
-    metadata: snapshotRegistry,
+  const schema = clusterSnapshotSchema();
+  const registry = z.registry<SchemaMeta>();
+  for (const [member, data] of schemaMeta) registry.add(member, data);
+  const { $schema, ...body } = z.toJSONSchema(schema, {
+    metadata: registry,
     target: 'draft-2020-12',
   }) as Record<string, unknown>;
   return {
@@ -469,7 +494,7 @@ function failure(raw: RawError[]): SnapshotValidation {
 
 /** Validate a parsed value as a `ClusterSnapshot`. Never throws. */
 export function validateSnapshot(input: unknown): SnapshotValidation {
-  const result = clusterSnapshotSchema.safeParse(input, { reportInput: true });
+  const result = clusterSnapshotSchema().safeParse(input, { reportInput: true });
   if (result.success) return { ok: true, snapshot: result.data };
   return failure(result.error.issues.flatMap(toRawErrors));
 }
