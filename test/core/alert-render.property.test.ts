@@ -5,7 +5,7 @@ import { type Finding, SEVERITIES } from '../../shared/core/model.ts';
 import { fixCode, sanitize } from '../../shared/core/render/layout.ts';
 import { renderSlackMessages, SLACK_LIMITS, type SlackBlock } from '../../shared/core/render/slack.ts';
 import { renderSnsMessage, renderSnsMessages, SNS_LIMITS } from '../../shared/core/render/sns.ts';
-import { hasOpenFence } from '../support/findings.ts';
+import { findingArbitrary, hasOpenFence } from '../support/findings.ts';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 10_000);
 /** Runs where one field may be tens of KB (each such run renders ~100× more text). */
@@ -44,50 +44,12 @@ const nasty = fc.oneof(
   },
 );
 
-const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
-
-const finding: fc.Arbitrary<Finding> = fc
-  .record({
-    ruleId: nasty,
-    severity: fc.constantFrom(...SEVERITIES),
-    cluster: fc.record({ accountId: nasty, region: nasty, name: nasty }),
-    subject: nasty,
-    title: nasty,
-    detail: nasty,
-    blastRadius: optional(
-      fc.record({
-        nodegroups: fc.array(nasty, { maxLength: 15 }),
-        fargateProfiles: fc.array(nasty, { maxLength: 3 }),
-        nodeClasses: fc.array(nasty, { maxLength: 3 }),
-        nodeCount: fc.nat(),
-        firstNodes: fc.array(nasty, { maxLength: 12 }),
-        timeToImpact: nasty,
-      }),
-    ),
-    remediation: optional(
-      fc.record(
-        {
-          summary: nasty,
-          awsCli: nasty,
-          terraform: nasty,
-          awsAuthYaml: nasty,
-          notes: fc.array(nasty, { maxLength: 3 }),
-        },
-        { requiredKeys: ['summary'] },
-      ),
-    ),
-    trigger: fc.constantFrom('schedule', 'manual', 'whatif', 'event:DeleteNodegroup') as fc.Arbitrary<
-      Finding['trigger']
-    >,
-    fingerprint: nasty,
-    evidence: fc.dictionary(fc.string({ maxLength: 10 }), nasty, { maxKeys: 4 }),
-  })
-  .map(({ blastRadius, remediation, ...rest }) => {
-    const f: Finding = { ...rest };
-    if (blastRadius !== undefined) f.blastRadius = blastRadius;
-    if (remediation !== undefined) f.remediation = remediation;
-    return f;
-  });
+const finding = findingArbitrary(nasty, {
+  maxNodegroups: 15,
+  maxFirstNodes: 12,
+  fingerprint: nasty,
+  evidence: fc.dictionary(fc.string({ maxLength: 10 }), nasty, { maxKeys: 4 }),
+});
 
 /** A huge string (tens of KB) in one field now and then: exercises the size limits without making every run slow. */
 const huge = fc

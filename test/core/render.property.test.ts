@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Finding, SEVERITIES } from '../../shared/core/model.ts';
 import { renderJson, renderMarkdown, renderText } from '../../shared/core/render/index.ts';
-import { hasOpenFence } from '../support/findings.ts';
+import { findingArbitrary, hasOpenFence } from '../support/findings.ts';
 
 // Strings that try hard to break the layout: fences, backticks, tildes, newlines, control
 // characters and lone surrogates, mixed with arbitrary text.
@@ -35,47 +35,12 @@ const nasty = fc.oneof(
 
 const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
 
-const finding: fc.Arbitrary<Finding> = fc
-  .record({
-    ruleId: nasty,
-    severity: fc.constantFrom(...SEVERITIES),
-    cluster: fc.record({ accountId: nasty, region: nasty, name: nasty }),
-    subject: nasty,
-    title: nasty,
-    detail: nasty,
-    blastRadius: optional(
-      fc.record({
-        nodegroups: fc.array(nasty, { maxLength: 3 }),
-        fargateProfiles: fc.array(nasty, { maxLength: 3 }),
-        nodeClasses: fc.array(nasty, { maxLength: 3 }),
-        nodeCount: fc.nat(),
-        firstNodes: fc.array(nasty, { maxLength: 4 }),
-        timeToImpact: nasty,
-      }),
-    ),
-    remediation: optional(
-      fc.record(
-        {
-          summary: nasty,
-          awsCli: nasty,
-          terraform: nasty,
-          awsAuthYaml: nasty,
-          notes: fc.array(nasty, { maxLength: 3 }),
-        },
-        { requiredKeys: ['summary'] },
-      ),
-    ),
-    trigger: fc.constantFrom('schedule', 'manual', 'whatif', 'event:DeleteNodegroup') as fc.Arbitrary<
-      Finding['trigger']
-    >,
-    fingerprint: fc.string(),
-  })
-  .map(({ blastRadius, remediation, ...rest }) => {
-    const f: Finding = { ...rest, evidence: {} };
-    if (blastRadius !== undefined) f.blastRadius = blastRadius;
-    if (remediation !== undefined) f.remediation = remediation;
-    return f;
-  });
+const finding = findingArbitrary(nasty, {
+  maxNodegroups: 3,
+  maxFirstNodes: 4,
+  fingerprint: fc.string(),
+  evidence: fc.constant({}),
+});
 
 const options = fc.record({
   maxChars: fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 300, max: 20_000 })),

@@ -1,5 +1,12 @@
 /** Hand-built findings for renderer and CLI tests. */
-import type { BlastRadius, ClusterRef, Finding, Remediation } from '../../shared/core/model.ts';
+import fc from 'fast-check';
+import {
+  type BlastRadius,
+  type ClusterRef,
+  type Finding,
+  type Remediation,
+  SEVERITIES,
+} from '../../shared/core/model.ts';
 
 export const TEST_CLUSTER: ClusterRef = { accountId: '111122223333', region: 'eu-west-1', name: 'prod' };
 
@@ -137,4 +144,62 @@ export function codeBlocksOf(text: string): string[] {
     }
   }
   return blocks;
+}
+
+/**
+ * A finding of attacker-written text (`nasty`) for the renderer properties: every string field
+ * drawn from `nasty`; list sizes, the fingerprint and the evidence as each property needs them.
+ */
+export function findingArbitrary(
+  nasty: fc.Arbitrary<string>,
+  options: {
+    maxNodegroups: number;
+    maxFirstNodes: number;
+    fingerprint: fc.Arbitrary<string>;
+    evidence: fc.Arbitrary<Record<string, unknown>>;
+  },
+): fc.Arbitrary<Finding> {
+  const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
+  return fc
+    .record({
+      ruleId: nasty,
+      severity: fc.constantFrom(...SEVERITIES),
+      cluster: fc.record({ accountId: nasty, region: nasty, name: nasty }),
+      subject: nasty,
+      title: nasty,
+      detail: nasty,
+      blastRadius: optional(
+        fc.record({
+          nodegroups: fc.array(nasty, { maxLength: options.maxNodegroups }),
+          fargateProfiles: fc.array(nasty, { maxLength: 3 }),
+          nodeClasses: fc.array(nasty, { maxLength: 3 }),
+          nodeCount: fc.nat(),
+          firstNodes: fc.array(nasty, { maxLength: options.maxFirstNodes }),
+          timeToImpact: nasty,
+        }),
+      ),
+      remediation: optional(
+        fc.record(
+          {
+            summary: nasty,
+            awsCli: nasty,
+            terraform: nasty,
+            awsAuthYaml: nasty,
+            notes: fc.array(nasty, { maxLength: 3 }),
+          },
+          { requiredKeys: ['summary'] },
+        ),
+      ),
+      trigger: fc.constantFrom('schedule', 'manual', 'whatif', 'event:DeleteNodegroup') as fc.Arbitrary<
+        Finding['trigger']
+      >,
+      fingerprint: options.fingerprint,
+      evidence: options.evidence,
+    })
+    .map(({ blastRadius, remediation, ...rest }) => {
+      const f: Finding = { ...rest };
+      if (blastRadius !== undefined) f.blastRadius = blastRadius;
+      if (remediation !== undefined) f.remediation = remediation;
+      return f;
+    });
 }
