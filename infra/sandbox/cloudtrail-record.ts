@@ -1,14 +1,18 @@
 /**
- * CloudTrail records of EKS write calls, as EventBridge delivers them
+ * CloudTrail records of EKS and IAM write calls, as EventBridge delivers them
  * (docs/eks-auth-semantics.md#cloudtrail-records-delivered-by-eventbridge): the envelope with
- * `detail-type: AWS API Call via CloudTrail`, `source: aws.eks`, and the CloudTrail record in `detail`.
- * `requestParameters` carries the cluster as `name` and path parameters as they travelled (URL-encoded);
- * `responseElements` is the API response body.
+ * `detail-type: AWS API Call via CloudTrail`, `source: aws.eks` (or `aws.iam`), and the CloudTrail
+ * record in `detail`. EKS: `requestParameters` carries the cluster as `name` and path parameters as
+ * they travelled (URL-encoded); `responseElements` is the API response body. IAM is global: its
+ * records say `iam.amazonaws.com` and Region us-east-1 whatever Region the caller signed for, and
+ * `requestParameters` are the call's parameters in camelCase (`roleName`, `policyDocument`, …).
  */
 import { uuid } from './ids.ts';
 import type { Principal } from './runtime.ts';
 
 export interface CloudTrailInput {
+  /** Default 'eks'. */
+  service?: 'eks' | 'iam';
   principal: Principal;
   accountId: string;
   region: string;
@@ -29,11 +33,13 @@ export function cloudTrailRecord(input: CloudTrailInput): Record<string, unknown
   const time = cloudTrailTime(input.at);
   const eventId = uuid();
   const p = input.principal;
+  const service = input.service ?? 'eks';
+  const host = service === 'iam' ? 'iam.amazonaws.com' : `eks.${input.region}.amazonaws.com`;
   return {
     version: '0',
     id: uuid(),
     'detail-type': 'AWS API Call via CloudTrail',
-    source: 'aws.eks',
+    source: `aws.${service}`,
     account: input.accountId,
     time,
     region: input.region,
@@ -58,7 +64,7 @@ export function cloudTrailRecord(input: CloudTrailInput): Record<string, unknown
         },
       },
       eventTime: time,
-      eventSource: 'eks.amazonaws.com',
+      eventSource: `${service}.amazonaws.com`,
       eventName: input.eventName,
       awsRegion: input.region,
       sourceIPAddress: input.sourceIPAddress,
@@ -75,7 +81,7 @@ export function cloudTrailRecord(input: CloudTrailInput): Record<string, unknown
       tlsDetails: {
         tlsVersion: 'TLSv1.3',
         cipherSuite: 'TLS_AES_128_GCM_SHA256',
-        clientProvidedHostHeader: `eks.${input.region}.amazonaws.com`,
+        clientProvidedHostHeader: host,
       },
     },
   };

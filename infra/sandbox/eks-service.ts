@@ -14,8 +14,21 @@ import {
 } from '../../shared/core/model.ts';
 import { accessIndexOf, awsAuthPrincipals, principalsLosingAccess } from './auth.ts';
 import { cloudTrailRecord } from './cloudtrail-record.ts';
+import {
+  addonJson,
+  associationArn,
+  associationJson,
+  createPodIdentityAssociation,
+  deleteAddon,
+  deletePodIdentityAssociation,
+  findAddon,
+  findAssociation,
+  updateAddon,
+  updatePodIdentityAssociation,
+} from './eks-workload-identity.ts';
 import { decodeToken, encodeToken, isoNow, parseRoleArn, roleKey, uuid } from './ids.ts';
 import { type Incoming, type Principal, type Runtime, readIncoming, requestId, send } from './runtime.ts';
+import { EksError } from './service-errors.ts';
 import { verifyRequest } from './sigv4.ts';
 import type { SandboxAccessEntry, SandboxFargateProfile, SandboxNode, SandboxNodegroup } from './types.ts';
 import {
@@ -28,17 +41,6 @@ import {
   NODE_GROUPS,
   NODE_USERNAME,
 } from './world.ts';
-
-class EksError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly extra: Record<string, unknown> = {},
-  ) {
-    super(message);
-  }
-}
 
 interface Reply {
   status: number;
@@ -64,6 +66,11 @@ const WRITE_OPERATIONS = new Set([
   'AssociateAccessPolicy',
   'DisassociateAccessPolicy',
   'UpdateClusterConfig',
+  'CreatePodIdentityAssociation',
+  'UpdatePodIdentityAssociation',
+  'DeletePodIdentityAssociation',
+  'UpdateAddon',
+  'DeleteAddon',
 ]);
 
 const MODE_MESSAGE =
@@ -129,11 +136,16 @@ function route(method: string, rawPath: string): Route | undefined {
   }
   if (kind === 'pod-identity-associations') {
     if (n === 3 && method === 'GET') return { operation: 'ListPodIdentityAssociations', ...base };
+    if (n === 3 && method === 'POST') return { operation: 'CreatePodIdentityAssociation', ...base };
     if (n === 4 && method === 'GET') return withParam('DescribePodIdentityAssociation', 'associationId', 3);
+    if (n === 4 && method === 'POST') return withParam('UpdatePodIdentityAssociation', 'associationId', 3);
+    if (n === 4 && method === 'DELETE') return withParam('DeletePodIdentityAssociation', 'associationId', 3);
   }
   if (kind === 'addons') {
     if (n === 3 && method === 'GET') return { operation: 'ListAddons', ...base };
     if (n === 4 && method === 'GET') return withParam('DescribeAddon', 'addonName', 3);
+    if (n === 4 && method === 'DELETE') return withParam('DeleteAddon', 'addonName', 3);
+    if (n === 5 && seg[4] === 'update' && method === 'POST') return withParam('UpdateAddon', 'addonName', 3);
   }
   return undefined;
 }
@@ -352,13 +364,19 @@ async function handle(deps: EksServiceDeps, req: IncomingMessage, res: ServerRes
     const out = execute(deps, r, incoming, region);
     if (WRITE_OPERATIONS.has(operation) && r.cluster !== undefined) {
       const body = incoming.body.length > 0 ? parseBody(incoming.body) : {};
+      // DeleteAddon's `preserve` travels in the query string; CloudTrail shows it as a boolean.
+      const preserve = incoming.query.get('preserve')?.[0];
       runtime.cloudTrail.push(
         cloudTrailRecord({
           principal,
           accountId: runtime.world.accountId,
           region,
           eventName: operation,
-          requestParameters: { ...body, ...r.rawParams },
+          requestParameters: {
+            ...body,
+            ...r.rawParams,
+            ...(preserve === undefined ? {} : { preserve: preserve === 'true' }),
+          },
           responseElements: Object.keys(out.body).length === 0 ? null : out.body,
           userAgent: incoming.headers['user-agent'] ?? 'aws-sdk-js',
           sourceIPAddress: req.socket.remoteAddress ?? '127.0.0.1',
@@ -498,34 +516,18 @@ function execute(deps: EksServiceDeps, r: Route, incoming: Incoming, region: str
       }));
       return ok(nextToken ? { associations, nextToken } : { associations });
     }
-    case 'DescribePodIdentityAssociation': {
-      const a = c.podIdentityAssociations.find((x) => x.associationId === r.params.associationId);
-      if (!a) {
-        throw new EksError(
-          404,
-          'ResourceNotFoundException',
-          `Association ${r.params.associationId} not found.`,
-          {
-            clusterName: c.name,
-          },
-        );
-      }
-      return ok({
-        association: {
-          clusterName: c.name,
-          namespace: a.namespace,
-          serviceAccount: a.serviceAccount,
-          roleArn: a.roleArn,
-          associationArn: associationArn(c, a.associationId),
-          associationId: a.associationId,
-          tags: {},
-          createdAt: epoch(a.createdAt ?? c.createdAt),
-          modifiedAt: epoch(a.modifiedAt ?? a.createdAt ?? c.createdAt),
-          disableSessionTags: a.disableSessionTags ?? false,
-          ...(a.targetRoleArn === undefined ? {} : { targetRoleArn: a.targetRoleArn, externalId: uuid() }),
-        },
-      });
-    }
+    case 'DescribePodIdentityAssociation':
+      return ok({ association: associationJson(c, findAssociation(c, r.params.associationId)) });
+    case 'CreatePodIdentityAssociation':
+      return ok(createPodIdentityAssociation(world, c, parseBody(incoming.body)));
+    case 'UpdatePodIdentityAssociation':
+      return ok(updatePodIdentityAssociation(world, c, r.params.associationId, parseBody(incoming.body)));
+    case 'DeletePodIdentityAssociation':
+      return ok(deletePodIdentityAssociation(world, c, r.params.associationId));
+    case 'UpdateAddon':
+      return ok(updateAddon(world, c, r.params.addonName, parseBody(incoming.body), deps.sideEffectDelayMs));
+    case 'DeleteAddon':
+      return ok(deleteAddon(world, c, r.params.addonName, deps.sideEffectDelayMs));
     case 'ListAddons': {
       const { page, nextToken } = paginate(
         c.addons.map((a) => a.name),
@@ -534,33 +536,8 @@ function execute(deps: EksServiceDeps, r: Route, incoming: Incoming, region: str
       );
       return ok(nextToken ? { addons: page, nextToken } : { addons: page });
     }
-    case 'DescribeAddon': {
-      const a = c.addons.find((x) => x.name === r.params.addonName);
-      if (!a) {
-        throw new EksError(
-          404,
-          'ResourceNotFoundException',
-          `No addon: ${r.params.addonName} found in cluster: ${c.name}`,
-          {
-            clusterName: c.name,
-            addonName: r.params.addonName,
-          },
-        );
-      }
-      return ok({
-        addon: {
-          addonName: a.name,
-          clusterName: c.name,
-          status: a.status ?? 'ACTIVE',
-          addonVersion: a.version ?? 'v1.3.4-eksbuild.1',
-          health: { issues: a.healthIssues },
-          addonArn: `arn:aws:eks:${c.region}:${c.accountId}:addon/${c.name}/${a.name}/${c.name.length}`,
-          createdAt: epoch(c.createdAt),
-          modifiedAt: epoch(c.createdAt),
-          tags: {},
-        },
-      });
-    }
+    case 'DescribeAddon':
+      return ok({ addon: addonJson(c, findAddon(c, r.params.addonName)) });
     case 'CreateNodegroup':
       return ok({ nodegroup: nodegroupJson(c, createNodegroup(deps, c, parseBody(incoming.body))) });
     case 'DeleteNodegroup':
@@ -689,10 +666,6 @@ function execute(deps: EksServiceDeps, r: Route, incoming: Incoming, region: str
 
 // -----------------------------------------------------------------------------------------------
 // Writes and their side effects
-
-function associationArn(c: ClusterState, associationId: string): string {
-  return `arn:aws:eks:${c.region}:${c.accountId}:podidentityassociation/${c.name}/${associationId}`;
-}
 
 function isWindows(amiType: string): boolean {
   return amiType.toUpperCase().startsWith('WINDOWS');

@@ -24,6 +24,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const world = new World({
     sideEffectDelayMs: options.sideEffectDelayMs ?? 0,
     notReadyDelayMs: options.notReadyDelayMs ?? 1000,
+    credentialRefreshDelayMs: options.credentialRefreshDelayMs ?? 1000,
   });
   const first = options.clusters[0]?.snapshot;
   if (first) world.accountId = first.accountId;
@@ -44,14 +45,16 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     state: 'exists',
   });
 
-  for (const seed of options.clusters) {
+  const seedOne = (seed: SandboxOptions['clusters'][number], caller: string): ClusterState => {
     const name = seed.name ?? seed.snapshot.clusterName;
     if (world.find(name, seed.snapshot.region)) {
-      throw new Error(`startSandbox: two clusters named ${name} in ${seed.snapshot.region}`);
+      throw new Error(`${caller}: two clusters named ${name} in ${seed.snapshot.region}`);
     }
     const cluster = seedCluster(world, seed.snapshot, name);
     world.clusters.set(world.key(name, cluster.region), cluster);
-  }
+    return cluster;
+  };
+  for (const seed of options.clusters) seedOne(seed, 'startSandbox');
 
   const tls = sandboxTls();
   const caData = Buffer.from(tls.caPem).toString('base64');
@@ -92,7 +95,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     if (server) void closeServer(server);
   };
   world.evaluator = createAccessEvaluator(world);
-  for (const cluster of world.clusters.values()) cluster.changed();
+  for (const cluster of world.clusters.values()) {
+    cluster.changed();
+    world.refreshCredentials(cluster, true);
+  }
 
   const region = first?.region ?? 'us-east-1';
   const env: SandboxEnv = {
@@ -129,6 +135,17 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           ? `sandbox: no cluster ${name}${inRegion ? ` in ${inRegion}` : ''}`
           : `sandbox: cluster ${name} exists in several Regions; pass the Region`,
       );
+    },
+    async addCluster(seed): Promise<SandboxCluster> {
+      if (closed) throw new Error('sandbox: closed');
+      const cluster = seedOne(seed, 'addCluster');
+      const server = createKubeServer({ runtime, tls, monitor }, cluster);
+      kubeServers.set(cluster, server);
+      cluster.endpoint = `https://127.0.0.1:${await listen(server)}`;
+      world.log(`${cluster.name}: cluster created (${cluster.status}, OIDC issuer ${cluster.oidcIssuer})`);
+      cluster.changed();
+      world.credentialsChanged(cluster);
+      return cluster;
     },
     iamRoles: world.iamRoles,
     oidcProviders: world.oidcProviders,

@@ -1,25 +1,17 @@
 /**
  * The query-protocol services (form-encoded POST or GET, XML replies): EC2 DescribeInstances,
- * IAM GetInstanceProfile/GetRole, STS GetCallerIdentity, SNS Publish (Slack: slack-service.ts).
+ * IAM GetInstanceProfile/GetRole (and the write calls of iam-writes.ts), STS GetCallerIdentity, SNS Publish (Slack: slack-service.ts).
  * Every AWS request must carry a valid SigV4 signature of a sandbox principal.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { simulateAction } from './iam-policy-eval.ts';
+import { IAM_WRITE_HANDLERS } from './iam-writes.ts';
 import { decodeToken, encodeToken, parseRoleArn, xmlEscape } from './ids.ts';
 import { type Incoming, type Principal, type Runtime, readIncoming, requestId, send } from './runtime.ts';
+import { QueryError } from './service-errors.ts';
 import { parseQuery, type QueryParams, verifyRequest } from './sigv4.ts';
 import type { SandboxNode, SnsRecord } from './types.ts';
 import { type ClusterState, instanceProfileOfNode } from './world.ts';
-
-class QueryError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 type QueryService = 'ec2' | 'iam' | 'sts' | 'sns';
 
@@ -59,6 +51,9 @@ export interface QueryHandlerContext {
   region: string;
   params: QueryParams;
   reqId: string;
+  /** The caller's User-Agent and address, for the CloudTrail records of write calls. */
+  userAgent: string;
+  sourceIPAddress: string;
 }
 
 type Handler = (ctx: QueryHandlerContext) => {
@@ -77,6 +72,7 @@ export function createQueryServer(runtime: Runtime, service: QueryService): Serv
             GetRole: getRole,
             ListOpenIDConnectProviders: listOpenIdConnectProviders,
             SimulatePrincipalPolicy: simulatePrincipalPolicy,
+            ...IAM_WRITE_HANDLERS,
           }
         : service === 'sts'
           ? { GetCallerIdentity: getCallerIdentity }
@@ -155,7 +151,15 @@ async function handleQuery(
   }
   try {
     const principal = runtime.principals.get(verified.scope.accessKeyId) as Principal;
-    const out = handler({ runtime, principal, region: verified.scope.region, params, reqId });
+    const out = handler({
+      runtime,
+      principal,
+      region: verified.scope.region,
+      params,
+      reqId,
+      userAgent: incoming.headers['user-agent'] ?? 'aws-sdk-js',
+      sourceIPAddress: req.socket.remoteAddress ?? '127.0.0.1',
+    });
     reply(200, json ? JSON.stringify(out.json ?? {}) : out.body, out.cluster);
   } catch (err) {
     if (err instanceof QueryError) fail(err);

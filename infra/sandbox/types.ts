@@ -28,6 +28,12 @@ export interface SandboxOptions {
   /** Nodes whose role lost access turn Ready=Unknown after this (default 1000). */
   notReadyDelayMs?: number;
   /**
+   * Pods ask for fresh AWS credentials (Pod Identity, IRSA) this long after a change they depend
+   * on, and a cluster's pods first ask this long after `addCluster` (default 1000). Failures and
+   * recoveries go to the timeline (`<cluster>: pod identity <ns>/<sa>: credential refresh failed (…)`).
+   */
+  credentialRefreshDelayMs?: number;
+  /**
    * `full`: each DescribeInstances item also carries what a real one does (network interface,
    * volumes, security groups, options, eight more tags; ≈ 5 KiB of XML). Default `lean`: the
    * fields the monitor reads.
@@ -272,6 +278,12 @@ export interface Sandbox {
   /** PEM of the CA that signed every Kubernetes API server certificate. */
   caPem: string;
   cluster(name: string, region?: string): SandboxCluster;
+  /**
+   * Creates a cluster while the sandbox runs (a blue/green move's green cluster), seeded like the
+   * clusters of `startSandbox` (its IAM roles and OIDC providers join the account's); its pods
+   * first ask for credentials `credentialRefreshDelayMs` later.
+   */
+  addCluster(seed: { snapshot: ClusterSnapshot; name?: string }): Promise<SandboxCluster>;
   /** IAM roles of the account, keyed by lower-cased role name. Editable. */
   iamRoles: Map<string, SandboxIamRole>;
   /** IAM OIDC provider ARNs of the account (ListOpenIDConnectProviders). Editable. */

@@ -35,6 +35,7 @@ import type {
   SandboxNode,
   SandboxNodegroup,
 } from './types.ts';
+import { workloadCredentials } from './workload-credentials.ts';
 
 /**
  * Whether a node's role currently resolves to a working node identity; undefined = cannot tell.
@@ -114,6 +115,8 @@ export class ClusterState implements SandboxCluster {
   /** Nodes the sandbox turned Unknown (so it may turn them back once access returns). */
   readonly unreadyByAuth = new Set<SandboxNode>();
   readonly pendingUnready = new Map<SandboxNode, NodeJS.Timeout>();
+  /** The last credential outcome of each workload identity (`<kind> <ns>/<sa>` → failure or undefined). */
+  readonly credentialOutcomes = new Map<string, string | undefined>();
   /** Kubernetes object UIDs and resourceVersions for nodes. */
   readonly nodeMeta = new WeakMap<SandboxNode, { uid: string; resourceVersion: string }>();
 
@@ -183,6 +186,8 @@ export class ClusterState implements SandboxCluster {
 export interface WorldOptions {
   sideEffectDelayMs: number;
   notReadyDelayMs: number;
+  /** Pods ask for fresh credentials this long after a workload-identity change (default 1000). */
+  credentialRefreshDelayMs?: number;
 }
 
 export class World {
@@ -280,6 +285,39 @@ export class World {
       createDate: init?.createDate ?? existing?.createDate ?? '2024-01-15T10:00:00Z',
       state: init?.state ?? existing?.state ?? 'exists',
     });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Workload credentials
+
+  /**
+   * The pods' next credential request, `credentialRefreshDelayMs` after a change to what they
+   * depend on (a trust policy, a role, a node role's policies, an OIDC provider, an association,
+   * the agent add-on): every cluster, or one. Logs each identity whose outcome changed.
+   */
+  credentialsChanged(cluster?: ClusterState): void {
+    this.later(this.options.credentialRefreshDelayMs ?? 1000, () => {
+      for (const c of cluster === undefined ? this.clusters.values() : [cluster]) {
+        if (!c.removed) this.refreshCredentials(c, false);
+      }
+    });
+  }
+
+  /** Evaluates every workload identity of `cluster`; logs changes unless `quiet` (the seed's state). */
+  refreshCredentials(cluster: ClusterState, quiet: boolean): void {
+    for (const w of workloadCredentials(this, cluster)) {
+      const key = `${w.kind} ${w.serviceAccount}`;
+      const known = cluster.credentialOutcomes.has(key);
+      const before = cluster.credentialOutcomes.get(key);
+      cluster.credentialOutcomes.set(key, w.failure);
+      if (quiet || (known && before === w.failure)) continue;
+      const what = w.kind === 'IRSA' ? 'AssumeRoleWithWebIdentity' : 'credential refresh';
+      if (w.failure !== undefined) {
+        this.log(`${cluster.name}: ${w.kind} ${w.serviceAccount}: ${what} failed (${w.failure})`);
+      } else if (known) {
+        this.log(`${cluster.name}: ${w.kind} ${w.serviceAccount}: ${what} works again`);
+      }
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
