@@ -13,16 +13,19 @@
  * arrived before the damage (first node NotReady, or the mode switch taking effect) and exits 1
  * when they did not.
  *
- *   npx tsx scripts/incident-demo.ts [--scenario a|b|c|e] [--verbose]   (npm start -- --scenario e)
+ * Incidents g and h (scripts/demo/workload-identity-incidents.ts) are the workload-identity ones:
+ * the damage is the sandbox's pods failing to get AWS credentials (Pod Identity, IRSA).
+ *
+ *   npx tsx scripts/incident-demo.ts [--scenario a|b|c|e|g|h] [--verbose]   (npm start -- --scenario e)
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DeleteNodegroupCommand, EKSClient, UpdateClusterConfigCommand } from '@aws-sdk/client-eks';
-import { type Sandbox, type SnsRecord, startSandbox } from '../infra/sandbox/index.ts';
-import type { ClusterSnapshot } from '../shared/core/model.ts';
-import { parseSnapshotJson } from '../shared/core/snapshot-schema.ts';
+import { IAMClient } from '@aws-sdk/client-iam';
+import { type SnsRecord, startSandbox } from '../infra/sandbox/index.ts';
 import {
   bundlePath,
   type FunctionName,
@@ -33,6 +36,8 @@ import {
 } from './demo/lambda.ts';
 import { type LocalState, type QueuedMessage, sqsEvent, startLocalState } from './demo/local-state.ts';
 import { renderSlackMessage, renderSnsMessage } from './demo/render.ts';
+import { type DemoContext, loadScenarioSnapshot, type Scenario } from './demo/scenario.ts';
+import { WORKLOAD_IDENTITY_SCENARIOS } from './demo/workload-identity-incidents.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const SIDE_EFFECT_DELAY_MS = 3_000;
@@ -40,31 +45,6 @@ const NOT_READY_DELAY_MS = 3_000;
 const LATENCY_MS = 20;
 /** The follow-up re-check comes after the damage, so that it confirms it. */
 const FOLLOW_UP_DELAY_SECONDS = Math.ceil((SIDE_EFFECT_DELAY_MS + NOT_READY_DELAY_MS) / 1000) + 1;
-
-interface DemoContext {
-  sandbox: Sandbox;
-  clusterName: string;
-  note(what: string, lines?: string[]): void;
-  /** Runs the scheduler and the worker on what it queued (a scheduled run). */
-  scheduledRun(label: string): Promise<void>;
-  /** Invokes onEksEvent with the last CloudTrail record the sandbox emitted. */
-  deliverCloudTrail(): Promise<void>;
-  eks: EKSClient;
-}
-
-interface Scenario {
-  id: string;
-  file: string;
-  title: string;
-  /** The seed may differ from the file (scenario c starts from the aws-auth before the slip). */
-  seed?(snapshot: ClusterSnapshot): ClusterSnapshot;
-  act(ctx: DemoContext): Promise<void>;
-  /** The sandbox timeline entry that marks the damage the alert must precede. */
-  damage: RegExp;
-  damageLabel: string;
-  /** Severity of the alert that must precede the damage. */
-  severity: 'critical' | 'high';
-}
 
 const SLIP = 'username: "developer:{{SessionName}}\n';
 const FARGATE_ENTRY = [
@@ -175,6 +155,7 @@ const SCENARIOS: Scenario[] = [
     damageLabel: 'EKS switched the cluster to API mode',
     severity: 'high',
   },
+  ...WORKLOAD_IDENTITY_SCENARIOS,
 ];
 
 function usage(): string {
@@ -228,13 +209,6 @@ function ensureBundles(dir: string): void {
   process.stdout.write('\n');
 }
 
-function loadSnapshot(file: string): ClusterSnapshot {
-  const name = `${file}.json`;
-  const parsed = parseSnapshotJson(readFileSync(join(ROOT, 'scenarios', name), 'utf8'), name);
-  if (!parsed.ok) throw new Error(`scenarios/${name} is not a valid snapshot`);
-  return parsed.snapshot;
-}
-
 const seconds = (ms: number): string => `${ms < 0 ? '-' : '+'}${(Math.abs(ms) / 1000).toFixed(2)}s`;
 
 interface Entry {
@@ -261,7 +235,8 @@ function noticeSummary(records: readonly SnsRecord[]): string[] {
       return [];
     }
   });
-  return said.length > 0 ? [`→ ${said.join(', ')}`] : [];
+  if (said.length > 0) return [`→ ${said.join(', ')}`];
+  return records.length === 0 ? ['→ no notice: no alert opened, escalated, confirmed or resolved'] : [];
 }
 
 /**
@@ -274,6 +249,9 @@ function countCheck(
   sandboxLines: readonly string[],
 ): { ok: boolean; line: string } | undefined {
   const text = alert.join('\n');
+  // A workload-identity alert names service accounts (its "0 nodes" is not the count that matters).
+  const workload = workloadCount(text, sandboxLines);
+  if (workload !== undefined) return workload;
   const nodes = /Who loses access\*? — (\d+) node/.exec(text)?.[1];
   if (nodes !== undefined) {
     const down = new Set(sandboxLines.flatMap((l) => /node (\S+) Ready=Unknown/.exec(l)?.[1] ?? [])).size;
@@ -303,6 +281,42 @@ function countCheck(
           ok: false,
           line: `FAIL: the alert said ${said} aws-auth principal(s) lose access, the sandbox saw ${lost} lose it.`,
         };
+  }
+  return undefined;
+}
+
+/**
+ * Service accounts the alert said get no credentials vs. those whose credential request failed
+ * in the sandbox (Pod Identity refresh, IRSA AssumeRoleWithWebIdentity).
+ */
+function workloadCount(
+  text: string,
+  sandboxLines: readonly string[],
+): { ok: boolean; line: string } | undefined {
+  const kinds = [
+    {
+      said: /(\d+) Pod Identity service account\(s\) get no credentials/,
+      saw: /: pod identity (\S+): credential refresh failed/,
+      what: 'Pod Identity service account(s) get no credentials',
+      verb: 'fail their credential refresh',
+    },
+    {
+      said: /OIDC provider for (\d+) IRSA service account\(s\)/,
+      saw: /: IRSA (\S+): AssumeRoleWithWebIdentity failed/,
+      what: 'IRSA service account(s) get no credentials',
+      verb: 'fail AssumeRoleWithWebIdentity',
+    },
+  ];
+  for (const k of kinds) {
+    const said = k.said.exec(text)?.[1];
+    if (said === undefined) continue;
+    const saw = new Set(sandboxLines.flatMap((l) => k.saw.exec(l)?.[1] ?? [])).size;
+    return Number(said) === saw
+      ? {
+          ok: true,
+          line: `Counts agree: the alert said ${said} ${k.what}; the sandbox saw ${saw} ${k.verb}.`,
+        }
+      : { ok: false, line: `FAIL: the alert said ${said} ${k.what}, the sandbox saw ${saw} ${k.verb}.` };
   }
   return undefined;
 }
@@ -342,7 +356,7 @@ async function main(): Promise<number> {
   if (values.functions === undefined) ensureBundles(functionsDir);
   const began = Date.now();
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  const file = loadSnapshot(scenario.file);
+  const file = loadScenarioSnapshot(scenario.file);
   const snapshot = scenario.seed ? scenario.seed(file) : file;
   const { accountId, region, clusterName } = snapshot;
 
@@ -351,6 +365,9 @@ async function main(): Promise<number> {
     latencyMs: LATENCY_MS,
     sideEffectDelayMs: SIDE_EFFECT_DELAY_MS,
     notReadyDelayMs: NOT_READY_DELAY_MS,
+    ...(scenario.credentialRefreshDelayMs === undefined
+      ? {}
+      : { credentialRefreshDelayMs: scenario.credentialRefreshDelayMs }),
   });
   let state: LocalState | undefined;
   const closers: Array<() => void> = [];
@@ -438,6 +455,45 @@ async function main(): Promise<number> {
         credentials: sandbox.outsiderCredentials,
         maxAttempts: 1,
       }),
+      iam: new IAMClient({
+        region: 'us-east-1',
+        endpoint: sandbox.env.AWS_ENDPOINT_URL_IAM,
+        credentials: sandbox.outsiderCredentials,
+        maxAttempts: 1,
+      }),
+      async cli(label, args, show = (lines) => lines) {
+        // The CLI's own code in this process (createNodeIo, runCli), its AWS clients configured
+        // from the environment as on an operator's machine: the sandbox's endpoints and the
+        // monitor's keys. The demo's other clients name their endpoints and keys explicitly.
+        Object.assign(process.env, sandbox.env, { NO_COLOR: '1' });
+        const { createNodeIo } = await import('../shared/cli/node-io.ts');
+        const { runCli } = await import('../shared/cli/run-cli.ts');
+        let stdout = '';
+        let stderr = '';
+        const io = {
+          ...createNodeIo(pathToFileURL(join(ROOT, 'shared', 'cli', 'main.ts')).href),
+          stdout: (text: string) => {
+            stdout += text;
+          },
+          stderr: (text: string) => {
+            stderr += text;
+          },
+          isTTY: false,
+          stderrIsTTY: false,
+        };
+        const started = Date.now();
+        const code = await runCli(args, io);
+        // Placed when it printed: a reader sees the report then, not when it started.
+        entries.push({
+          at: Date.now(),
+          what: `CLI  ${label}`,
+          lines: [
+            `exit ${code} after ${Date.now() - started} ms${code > 1 ? `: ${stderr.trim()}` : ''}`,
+            ...show(stdout.split('\n')),
+          ],
+        });
+        return code;
+      },
       note(what, lines = []) {
         incidentAt ??= Date.now();
         note(what, lines);
@@ -456,16 +512,25 @@ async function main(): Promise<number> {
         const record = sandbox.cloudTrail.at(-1) as { detail?: { eventID?: string; eventName?: string } };
         const started = Date.now();
         const result = (await invoke('onEksEvent', record)) as Record<string, unknown>;
-        const summary = ['outcome', 'findings', 'ruleIds', 'basis', 'followUpQueued']
+        const value = (v: unknown): string =>
+          Array.isArray(v)
+            ? v
+                .map((x) =>
+                  typeof x === 'object' && x !== null && 'cluster' in x
+                    ? `${String(x.cluster)}(${'ruleIds' in x && Array.isArray(x.ruleIds) ? x.ruleIds.join(',') : ''})`
+                    : String(x),
+                )
+                .join(',')
+            : String(v);
+        const summary = ['outcome', 'findings', 'ruleIds', 'clusters', 'basis', 'followUpQueued']
           .filter((k) => result[k] !== undefined)
-          .map(
-            (k) =>
-              `${k}=${Array.isArray(result[k]) ? (result[k] as unknown[]).join(',') : String(result[k])}`,
-          )
+          .map((k) => `${k}=${value(result[k])}`)
           .join(' ');
+        const envelope = record as { source?: string; region?: string };
+        const via = envelope.source === 'aws.iam' ? ` (IAM: recorded in ${envelope.region}, forwarded)` : '';
         entries.push({
           at: started,
-          what: `onEksEvent  EventBridge delivers CloudTrail ${record.detail?.eventName} (eventID ${record.detail?.eventID?.slice(0, 8)}…)`,
+          what: `onEksEvent  EventBridge delivers CloudTrail ${record.detail?.eventName}${via} (eventID ${record.detail?.eventID?.slice(0, 8)}…)`,
           lines: [
             `returned after ${Date.now() - started} ms${coldInitMs === undefined ? '' : ` (a cold start: new process, module init ${coldInitMs.toFixed(0)} ms)`}: ${summary}`,
           ],
@@ -475,7 +540,7 @@ async function main(): Promise<number> {
 
     // 1. Baseline.
     process.stdout.write(
-      `Incident demo (${scenario.id}): ${scenario.title}\nSandbox account ${accountId}, cluster ${clusterName} in ${region}; EKS acts ${SIDE_EFFECT_DELAY_MS / 1000} s after a call, nodes that lost access go NotReady ${NOT_READY_DELAY_MS / 1000} s later; ${LATENCY_MS} ms per AWS call.\n\n`,
+      `Incident demo (${scenario.id}): ${scenario.title}\nSandbox account ${accountId}, cluster ${clusterName} in ${region}; EKS acts ${SIDE_EFFECT_DELAY_MS / 1000} s after a call, nodes that lost access go NotReady ${NOT_READY_DELAY_MS / 1000} s later; ${scenario.sandboxNote === undefined ? '' : `${scenario.sandboxNote}; `}${LATENCY_MS} ms per AWS call.\n\n`,
     );
     await ctx.scheduledRun('baseline');
     const baselineSlack = sandbox.slack.length;
@@ -580,6 +645,7 @@ async function main(): Promise<number> {
     out.push(`Demo ran ${((Date.now() - began) / 1000).toFixed(1)} s. Other scenarios: npm start -- --help`);
     process.stdout.write(`${out.join('\n')}\n`);
     ctx.eks.destroy();
+    ctx.iam.destroy();
     return ok ? 0 : 1;
   } finally {
     for (const close of closers) close();
