@@ -116,6 +116,70 @@ describe('npm start: the incident demo', () => {
     expect(last).toContain('HIGH (confirmed)');
   });
 
+  it("scenario g: the IAM record of a trust rewrite alerts with the trust to restore before the pods' credential refresh fails, exit 0", async () => {
+    const { code, out } = await demo('--scenario', 'g');
+    expect(out).toContain('OK: the high alert reached Slack');
+    expect(code).toBe(0);
+    const lines = timeline(out);
+    const call = firstAt(lines, /^terraform apply {2}iam:UpdateAssumeRolePolicy role=payments-api/);
+    const event = firstAt(
+      lines,
+      /^onEksEvent {2}EventBridge delivers CloudTrail UpdateAssumeRolePolicy \(IAM: recorded in us-east-1/,
+    );
+    const slack = firstAt(lines, /^Slack received/);
+    const sns = firstAt(lines, /^SNS received/);
+    const refresh = firstAt(lines, /prod: pod identity payments\/api: credential refresh failed/);
+    expect(call).toBe(0);
+    for (const t of [event, slack, sns, refresh]) expect(Number.isFinite(t)).toBe(true);
+    expect(slack).toBeLessThan(refresh);
+    expect(sns).toBeLessThan(refresh);
+    expect(out).toContain('outcome=fanned-out clusters=prod(pod-identity/role-trust-missing)');
+    expect(out).toContain('HIGH · prod · role payments-api does not trust pods.eks.amazonaws.com');
+    // the fix: the trust statement to restore, as AWS CLI, Terraform and JSON
+    expect(out).toContain('aws iam update-assume-role-policy --role-name payments-api');
+    expect(out).toContain('identifiers = ["pods.eks.amazonaws.com"]');
+    expect(out).toMatch(/"Service": "pods\.eks\.amazonaws\.com"/);
+    expect(out).toContain(
+      'Counts agree: the alert said 1 Pod Identity service account(s) get no credentials; the sandbox saw 1 fail their credential refresh.',
+    );
+    // the follow-up after the damage resolves nothing: the alert stays open
+    expect(out).not.toMatch(/Resolved|→ resolved/);
+    expect(firstAt(lines, /^snapshotWorker .*follow-up #1 of UpdateAssumeRolePolicy/)).toBeGreaterThan(
+      refresh,
+    );
+  });
+
+  it("scenario h: green's alert and compare's plan come from the live sandbox; the alert precedes green's first failed AssumeRoleWithWebIdentity, exit 0", async () => {
+    const { code, out } = await demo('--scenario', 'h');
+    expect(out).toContain('OK: the high alert reached Slack');
+    expect(code).toBe(0);
+    const lines = timeline(out);
+    const created = firstAt(lines, /^sandbox {2}green: cluster created/);
+    const slack = firstAt(lines, /^Slack received/);
+    const failed = firstAt(lines, /^sandbox {2}green: IRSA payments\/api: AssumeRoleWithWebIdentity failed/);
+    for (const t of [created, slack, failed]) expect(Number.isFinite(t)).toBe(true);
+    expect(slack).toBeLessThan(failed);
+    expect(out).toContain('"clusters":["eu-west-1/blue","eu-west-1/green"]');
+    expect(out).toContain(
+      "HIGH · green · role payments-api-irsa does not trust this cluster's OIDC provider",
+    );
+    // compare lists exactly the seeded differences, and the plan
+    expect(out).toMatch(
+      /CLI {2}eks-auth-sentinel compare --from-cluster blue --to-cluster green\n\s+exit 1 after/,
+    );
+    expect(out).toContain('3 findings (1 critical, 2 high)');
+    for (const rule of ['parity/access-missing', 'parity/access-differs', 'parity/workload-identity-missing'])
+      expect(out).toContain(rule);
+    expect(out).toContain('IRSA → Pod Identity plan');
+    expect(out).toContain(
+      'aws eks create-pod-identity-association --cluster-name green --region eu-west-1 --namespace payments --service-account api',
+    );
+    expect(out).toContain(
+      'Counts agree: the alert said 1 IRSA service account(s) get no credentials; the sandbox saw 1 fail AssumeRoleWithWebIdentity.',
+    );
+    expect(out).not.toMatch(/Resolved/);
+  });
+
   it('lists the scenarios in --help', async () => {
     const { code, out } = await demo('--help');
     expect(code).toBe(0);
@@ -123,5 +187,7 @@ describe('npm start: the incident demo', () => {
     expect(out).toMatch(/^ {2}b {2}Terraform/m);
     expect(out).toMatch(/^ {2}c {2}/m);
     expect(out).toMatch(/^ {2}e {2}UpdateClusterConfig/m);
+    expect(out).toMatch(/^ {2}g {2}An IaC apply rewrites a Pod Identity role's trust/m);
+    expect(out).toMatch(/^ {2}h {2}A blue\/green move/m);
   });
 });
