@@ -1,5 +1,5 @@
 /**
- * `npx tsx infra/sandbox/main.ts [--scenarios DIR] [--latency MS] [--side-effect-delay MS] [--not-ready-delay MS]`
+ * `npx tsx infra/sandbox/main.ts [--scenarios DIR] [--latency MS] [--side-effect-delay MS] [--not-ready-delay MS] [--credential-refresh-delay MS]`
  * Starts the sandbox seeded with every scenario file (cluster named after the file's base name),
  * prints the environment as `export …` lines, and runs until Ctrl-C.
  */
@@ -27,6 +27,7 @@ async function main(): Promise<void> {
       latency: { type: 'string' },
       'side-effect-delay': { type: 'string' },
       'not-ready-delay': { type: 'string' },
+      'credential-refresh-delay': { type: 'string' },
       'eks-calls-per-second': { type: 'string' },
     },
     strict: true,
@@ -36,11 +37,16 @@ async function main(): Promise<void> {
   const latencyMs = nonNegative('latency', values.latency);
   const sideEffectDelayMs = nonNegative('side-effect-delay', values['side-effect-delay']);
   const notReadyDelayMs = nonNegative('not-ready-delay', values['not-ready-delay']);
+  const credentialRefreshDelayMs = nonNegative(
+    'credential-refresh-delay',
+    values['credential-refresh-delay'],
+  );
   const eksCallsPerSecond = nonNegative('eks-calls-per-second', values['eks-calls-per-second']);
   if (latencyMs !== undefined) options.latencyMs = latencyMs;
   if (sideEffectDelayMs !== undefined) options.sideEffectDelayMs = sideEffectDelayMs;
   if (notReadyDelayMs !== undefined) options.notReadyDelayMs = notReadyDelayMs;
   if (eksCallsPerSecond !== undefined) options.eksCallsPerSecond = eksCallsPerSecond;
+  if (credentialRefreshDelayMs !== undefined) options.credentialRefreshDelayMs = credentialRefreshDelayMs;
   const sandbox = await startSandbox(options);
   for (const [k, v] of Object.entries(sandbox.env)) process.stdout.write(`export ${k}=${quote(v)}\n`);
   process.stdout.write('export AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true\n');

@@ -25,6 +25,7 @@ import {
 } from '@aws-sdk/client-iam';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
+import { trustAllows } from '../../infra/sandbox/workload-credentials.ts';
 import { type EksEventParse, parseEksEvent } from '../../shared/core/cloudtrail.ts';
 import { loadScenario } from '../support/sandbox-helpers.ts';
 
@@ -445,5 +446,61 @@ describe('sandbox workload credentials', () => {
         /^green: IRSA payments\/api: AssumeRoleWithWebIdentity failed \(role payments-api-irsa does not trust .*id\/GREEN for system:serviceaccount:payments:api\)$/,
       ),
     ]);
+  });
+});
+
+describe('sandbox trust evaluation (trustAllows)', () => {
+  const pods = (action: string) => ({
+    principal: { type: 'Service' as const, value: 'pods.eks.amazonaws.com' },
+    action,
+    context: {},
+  });
+  const doc = (...Statement: unknown[]) => JSON.stringify({ Version: '2012-10-17', Statement });
+
+  it('takes Principal as a list, Action wildcards, and Deny over Allow', () => {
+    const allow = {
+      Effect: 'Allow',
+      Principal: { Service: ['ec2.amazonaws.com', 'pods.eks.amazonaws.com'] },
+      Action: 'sts:*',
+    };
+    expect(trustAllows(doc(allow), pods('sts:TagSession'))).toBe(true);
+    expect(
+      trustAllows(
+        doc(allow, { Effect: 'Deny', Principal: '*', Action: 'sts:TagSession' }),
+        pods('sts:TagSession'),
+      ),
+    ).toBe(false);
+    expect(trustAllows(doc({ ...allow, Action: 'sts:AssumeRole' }), pods('sts:TagSession'))).toBe(false);
+    expect(trustAllows('{not json', pods('sts:AssumeRole'))).toBe(false);
+    expect(trustAllows(undefined, pods('sts:AssumeRole'))).toBe(false);
+  });
+
+  it('matches IRSA sub by StringLike, condition keys case-insensitively, and refuses an unmodelled operator', () => {
+    const provider = `arn:aws:iam::${ACCOUNT}:oidc-provider/oidc.example/id/X`;
+    const request = {
+      principal: { type: 'Federated' as const, value: provider },
+      action: 'sts:AssumeRoleWithWebIdentity',
+      context: { 'oidc.example/id/x:sub': 'system:serviceaccount:payments:api' },
+    };
+    const st = (Condition: unknown) =>
+      doc({
+        Effect: 'Allow',
+        Principal: { Federated: provider },
+        Action: 'sts:AssumeRoleWithWebIdentity',
+        Condition,
+      });
+    expect(
+      trustAllows(
+        st({ StringLike: { 'oidc.example/id/X:sub': 'system:serviceaccount:payments:*' } }),
+        request,
+      ),
+    ).toBe(true);
+    expect(
+      trustAllows(
+        st({ StringEquals: { 'oidc.example/id/X:sub': 'system:serviceaccount:orders:api' } }),
+        request,
+      ),
+    ).toBe(false);
+    expect(trustAllows(st({ IpAddress: { 'aws:SourceIp': '10.0.0.0/8' } }), request)).toBe(false);
   });
 });
