@@ -19,6 +19,8 @@ const SNAPSHOTS = [
   'b-fargate-entry-removed-by-terraform',
   'healthy-api-mode',
   'e-switch-to-api-mode',
+  'workload-identity/wi-healthy-pod-identity',
+  'workload-identity/wi-workload-identity-irsa-and-pod-identity',
 ].map((n) => load(`scenarios/${n}.json`) as ClusterSnapshot);
 const PLANS = [
   'a-delete-nodegroup-general',
@@ -29,6 +31,12 @@ const PLANS = [
   'd-node-access-entry-replaced',
   'e-auth-mode-to-api',
   'no-auth-relevant-change',
+  'wi-association-role-changed',
+  'wi-role-trust-rewritten-without-tag-session',
+  'wi-roles-deleted',
+  'wi-worker-node-policy-detached',
+  'wi-oidc-provider-deleted',
+  'wi-pod-identity-agent-deleted',
 ].map((n) => load(`test/fixtures/terraform-plan/${n}.json`) as { resource_changes: unknown[] });
 
 function typed(doc: unknown): TerraformPlan {
@@ -81,6 +89,11 @@ const unknownChange = fc.oneof(
       data: { mapRoles: '' },
     }),
     unknown: fc.constant({ data: { mapRoles: true } }),
+  }),
+  fc.record({
+    type: fc.constant('aws_eks_pod_identity_association'),
+    after: fc.constant({ cluster_name: 'prod', namespace: 'payments', service_account: 'api' }),
+    unknown: fc.constant({ role_arn: true, association_id: true }),
   }),
   fc.record({
     type: fc.constant('aws_eks_access_policy_association'),

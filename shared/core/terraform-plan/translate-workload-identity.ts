@@ -24,7 +24,7 @@
 import type { Change, RoleRef } from '../change.ts';
 import { POD_IDENTITY_AGENT_ADDON, roleRefOfArn } from '../change.ts';
 import { globMatch } from '../iam-policy/glob.ts';
-import { parsePolicy } from '../iam-policy/policy.ts';
+import { MAX_POLICY_CHARS, parsePolicy } from '../iam-policy/policy.ts';
 import type { ClusterSnapshot, Finding, PodIdentityAssociation } from '../model.ts';
 import type { SimulationEffect } from '../simulate.ts';
 import { ASSUME_ROLE_FOR_POD_IDENTITY } from '../simulate-workload-identity.ts';
@@ -272,8 +272,22 @@ type Grant = 'yes' | 'no' | 'cannot tell';
 
 /** Does the policy document allow eks-auth:AssumeRoleForPodIdentity (any resource, any condition)? */
 function documentGrants(doc: string | undefined): Grant {
-  if (doc === undefined) return 'cannot tell';
-  const parsed = parsePolicy(doc);
+  if (doc === undefined || doc.length > MAX_POLICY_CHARS) return 'cannot tell';
+  let value: unknown;
+  try {
+    value = JSON.parse(doc);
+  } catch {
+    return 'cannot tell';
+  }
+  // An identity policy names no principal: read it with the trust-policy parser as if for anyone.
+  const raw =
+    typeof value === 'object' && value !== null ? (value as { Statement?: unknown }).Statement : undefined;
+  const statements = (Array.isArray(raw) ? raw : [raw]).map((st) =>
+    typeof st === 'object' && st !== null && !('Principal' in st) && !('NotPrincipal' in st)
+      ? { ...st, Principal: '*' }
+      : st,
+  );
+  const parsed = parsePolicy({ Statement: statements });
   if (!parsed.ok) return 'cannot tell';
   const matches = (patterns: readonly string[]) =>
     patterns.some((p) => globMatch(p, ASSUME_ROLE_FOR_POD_IDENTITY, true));
