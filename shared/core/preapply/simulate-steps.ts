@@ -15,7 +15,11 @@ import { severityRank } from '../model.ts';
 import { principalKey } from '../principal.ts';
 import { type SimulationEffect, SimulationError, simulateChange } from '../simulate.ts';
 import type { StepAction } from '../terraform-plan/translate.ts';
-import { applyCreated, workloadIdentitySubjects } from '../terraform-plan/translate-workload-identity.ts';
+import {
+  applyCreated,
+  roleUsesOf,
+  workloadIdentitySubjects,
+} from '../terraform-plan/translate-workload-identity.ts';
 import { awsAuthLossEffects, type LineMapper } from './aws-auth-losses.ts';
 
 /** One change to apply; `address` is the plan's resource address, when there is a plan. */
@@ -336,6 +340,8 @@ function evaluateSteps(
     const next = applyStep(before, action, own);
     if (action.kind === 'change') {
       touch(at, changeSubjects(action.change), i);
+      for (const arn of roleUsesOf(action.change))
+        if (!at.bySubject.has(principalKey(arn))) touch(at, [arn], i);
       if (action.change.kind === 'set-auth-mode') modeStep = i;
       if (step.half === 'delete' && step.replaceOrder === 'delete-first')
         windowStates.set(i, { before, after: next });

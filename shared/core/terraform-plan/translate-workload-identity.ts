@@ -510,12 +510,8 @@ export function bindClusterAccount(steps: readonly PlanStep[], accountId: string
 /** The finding subjects a workload-identity change touches (for the step a state finding names). */
 export function workloadIdentitySubjects(c: Change): string[] {
   switch (c.kind) {
-    case 'create-pod-identity-association': {
-      const a = c.association;
-      return [a.roleArn, ...(a.targetRoleArn ? [a.targetRoleArn] : []), `${a.namespace}/${a.serviceAccount}`];
-    }
-    case 'update-pod-identity-association':
-      return [c.roleArn, c.targetRoleArn].filter((x): x is string => !!x);
+    case 'create-pod-identity-association':
+      return [`${c.association.namespace}/${c.association.serviceAccount}`];
     case 'delete-addon':
     case 'update-addon':
       return [c.addonName];
@@ -529,6 +525,18 @@ export function workloadIdentitySubjects(c: Change): string[] {
     default:
       return [];
   }
+}
+
+/**
+ * The roles an association change starts to use: its step is named by a finding about such a role
+ * only when no other step of the plan changed the role itself (a rewritten trust is the cause).
+ */
+export function roleUsesOf(c: Change): string[] {
+  if (c.kind === 'create-pod-identity-association')
+    return [c.association.roleArn, c.association.targetRoleArn].filter((x): x is string => !!x);
+  if (c.kind === 'update-pod-identity-association')
+    return [c.roleArn, c.targetRoleArn].filter((x): x is string => !!x);
+  return [];
 }
 
 const NODE_ROLE_CANNOT_ASSUME = 'pod-identity/node-role-cannot-assume';
