@@ -561,7 +561,8 @@ export function qualifyPlanFindings(findings: readonly Finding[], steps: readonl
     return {
       ...f,
       title: `Node role ${f.subject} may lose ${ASSUME_ROLE_FOR_POD_IDENTITY} when ${what} goes: cannot tell from the snapshot whether another of its policies still allows it; if none does, pods on its nodes get no Pod Identity credentials`,
-      detail: `${f.detail}\nThe snapshot holds IAM's decision (iam:SimulatePrincipalPolicy), not which policy made it: whether another policy of the role still allows the call cannot be told, so this is what happens if ${what} was the only one. Before apply, check which of the role's other policies (aws iam list-attached-role-policies, aws iam list-role-policies) allow it, or keep ${what} attached.`,
+      // The rule's own detail quotes IAM's answer; here that answer is simulated, not given.
+      detail: `Today IAM allows the role ${ASSUME_ROLE_FOR_POD_IDENTITY}; the plan takes ${what} off it. The snapshot holds IAM's decision (iam:SimulatePrincipalPolicy), not which policy made it, so whether another policy of the role still allows the call cannot be told: this is what happens if ${what} was the only one. Before apply, check which of the role's other policies (aws iam list-attached-role-policies, aws iam list-role-policies) allow it, or keep ${what} attached.`,
       evidence: { ...f.evidence, verdict: 'cannot tell' },
     };
   });
