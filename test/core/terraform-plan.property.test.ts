@@ -163,8 +163,23 @@ describe('whatIfTerraformPlan (properties)', () => {
     const names = fc.constantFrom('general', 'spare', 'fp-default', 'missing');
     const roles = fc.constantFrom(NODE, FARGATE, 'arn:aws:iam::111122223333:role/other');
     const change = fc.record({
-      type: fc.constantFrom('aws_eks_node_group', 'aws_eks_fargate_profile', 'aws_eks_access_entry'),
-      actions: fc.constantFrom<string[]>(['delete'], ['create'], ['delete', 'create'], ['create', 'delete']),
+      type: fc.constantFrom(
+        'aws_eks_node_group',
+        'aws_eks_fargate_profile',
+        'aws_eks_access_entry',
+        'aws_eks_pod_identity_association',
+        'aws_eks_addon',
+        'aws_iam_role',
+        'aws_iam_role_policy_attachment',
+        'aws_iam_openid_connect_provider',
+      ),
+      actions: fc.constantFrom<string[]>(
+        ['delete'],
+        ['create'],
+        ['update'],
+        ['delete', 'create'],
+        ['create', 'delete'],
+      ),
       name: names,
       role: roles,
     });
@@ -178,6 +193,17 @@ describe('whatIfTerraformPlan (properties)', () => {
           pod_execution_role_arn: c.role,
           principal_arn: c.role,
           type: 'EC2_LINUX',
+          association_id: `a-${c.name}`,
+          namespace: 'payments',
+          service_account: c.name,
+          role_arn: c.role,
+          addon_name: c.name === 'missing' ? 'eks-pod-identity-agent' : c.name,
+          arn: c.role,
+          name: c.name,
+          assume_role_policy: c.name === 'spare' ? '{"Statement":[' : '{"Statement":[]}',
+          role: 'prod-node-role',
+          policy_arn: 'arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy',
+          url: `oidc.eks.eu-west-1.amazonaws.com/id/${c.name}`,
         });
         const doc = {
           format_version: '1.2',
@@ -188,8 +214,8 @@ describe('whatIfTerraformPlan (properties)', () => {
             name: `r${i}`,
             change: {
               actions: c.actions,
-              before: c.actions.includes('delete') ? value(c) : null,
-              after: c.actions.includes('create') ? value(c) : null,
+              before: c.actions.includes('delete') || c.actions[0] === 'update' ? value(c) : null,
+              after: c.actions.includes('create') || c.actions[0] === 'update' ? value(c) : null,
               after_unknown: {},
             },
           })),
