@@ -4,8 +4,10 @@ import { deletionChanges } from '../../shared/core/change.ts';
 import type { ClusterSnapshot, ComputeNode } from '../../shared/core/model.ts';
 import { buildDependencyGraph } from '../../shared/core/render/dependency-graph.ts';
 import { renderHtmlReport } from '../../shared/core/render/html-report.ts';
+import { whatIfTerraformPlan } from '../../shared/core/terraform-plan/index.ts';
 import { INJECTIONS } from '../hostile/strings.ts';
 import { loadScenario } from '../support/snapshot-builder.ts';
+import { plan, rc } from '../support/terraform-plan.ts';
 
 const ACCOUNT = '111122223333';
 const role = (name: string) => `arn:aws:iam::${ACCOUNT}:role/${name}`;
@@ -104,6 +106,44 @@ describe('renderHtmlReport', () => {
     expect(html).not.toContain('<script');
     expect(html).not.toContain('<img');
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+});
+
+describe('renderHtmlReport: plan addresses', () => {
+  it('shows the plan address of a finding from a Terraform plan, HTML-escaped, and none where there is none', () => {
+    const snapshot = loadScenario('a-karpenter-shares-last-nodegroup-role');
+    // A for_each key is any string the configuration gives: attacker-influenced text.
+    const address = 'module.eks.aws_eks_node_group.this["<img src=x onerror=alert(1)>\'"]';
+    const result = whatIfTerraformPlan(
+      plan([
+        rc(
+          address,
+          'aws_eks_node_group',
+          ['delete'],
+          { cluster_name: 'prod', node_group_name: 'general', node_role_arn: role('prod-node-role') },
+          null,
+        ),
+      ]),
+      [snapshot],
+    );
+    const findings = result.clusters.flatMap((c) => c.findings);
+    expect(findings.length).toBeGreaterThan(0);
+    const html = renderHtmlReport({
+      title: 'EKS authentication report',
+      tool: { name: 'eks-auth-sentinel' },
+      clusters: [
+        {
+          snapshot,
+          findings: [],
+          whatIf: [{ label: 'terraform plan', effects: [], findings }],
+        },
+      ],
+    });
+    expect(html).not.toContain('<img');
+    const shown =
+      '<dt>plan address</dt><dd><code class="plan-address">module.eks.aws_eks_node_group.this[&quot;&lt;img src=x onerror=alert(1)&gt;&#39;&quot;]</code></dd>';
+    expect(html.split(shown).length - 1).toBe(findings.length);
+    expect(page(snapshot)).not.toContain('<dt>plan address</dt>');
   });
 });
 

@@ -19,6 +19,8 @@ const SNAPSHOTS = [
   'b-fargate-entry-removed-by-terraform',
   'healthy-api-mode',
   'e-switch-to-api-mode',
+  'workload-identity/wi-healthy-pod-identity',
+  'workload-identity/wi-workload-identity-irsa-and-pod-identity',
 ].map((n) => load(`scenarios/${n}.json`) as ClusterSnapshot);
 const PLANS = [
   'a-delete-nodegroup-general',
@@ -29,6 +31,12 @@ const PLANS = [
   'd-node-access-entry-replaced',
   'e-auth-mode-to-api',
   'no-auth-relevant-change',
+  'wi-association-role-changed',
+  'wi-role-trust-rewritten-without-tag-session',
+  'wi-roles-deleted',
+  'wi-worker-node-policy-detached',
+  'wi-oidc-provider-deleted',
+  'wi-pod-identity-agent-deleted',
 ].map((n) => load(`test/fixtures/terraform-plan/${n}.json`) as { resource_changes: unknown[] });
 
 function typed(doc: unknown): TerraformPlan {
@@ -81,6 +89,11 @@ const unknownChange = fc.oneof(
       data: { mapRoles: '' },
     }),
     unknown: fc.constant({ data: { mapRoles: true } }),
+  }),
+  fc.record({
+    type: fc.constant('aws_eks_pod_identity_association'),
+    after: fc.constant({ cluster_name: 'prod', namespace: 'payments', service_account: 'api' }),
+    unknown: fc.constant({ role_arn: true, association_id: true }),
   }),
   fc.record({
     type: fc.constant('aws_eks_access_policy_association'),
@@ -150,8 +163,23 @@ describe('whatIfTerraformPlan (properties)', () => {
     const names = fc.constantFrom('general', 'spare', 'fp-default', 'missing');
     const roles = fc.constantFrom(NODE, FARGATE, 'arn:aws:iam::111122223333:role/other');
     const change = fc.record({
-      type: fc.constantFrom('aws_eks_node_group', 'aws_eks_fargate_profile', 'aws_eks_access_entry'),
-      actions: fc.constantFrom<string[]>(['delete'], ['create'], ['delete', 'create'], ['create', 'delete']),
+      type: fc.constantFrom(
+        'aws_eks_node_group',
+        'aws_eks_fargate_profile',
+        'aws_eks_access_entry',
+        'aws_eks_pod_identity_association',
+        'aws_eks_addon',
+        'aws_iam_role',
+        'aws_iam_role_policy_attachment',
+        'aws_iam_openid_connect_provider',
+      ),
+      actions: fc.constantFrom<string[]>(
+        ['delete'],
+        ['create'],
+        ['update'],
+        ['delete', 'create'],
+        ['create', 'delete'],
+      ),
       name: names,
       role: roles,
     });
@@ -165,6 +193,17 @@ describe('whatIfTerraformPlan (properties)', () => {
           pod_execution_role_arn: c.role,
           principal_arn: c.role,
           type: 'EC2_LINUX',
+          association_id: `a-${c.name}`,
+          namespace: 'payments',
+          service_account: c.name,
+          role_arn: c.role,
+          addon_name: c.name === 'missing' ? 'eks-pod-identity-agent' : c.name,
+          arn: c.role,
+          name: c.name,
+          assume_role_policy: c.name === 'spare' ? '{"Statement":[' : '{"Statement":[]}',
+          role: 'prod-node-role',
+          policy_arn: 'arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy',
+          url: `oidc.eks.eu-west-1.amazonaws.com/id/${c.name}`,
         });
         const doc = {
           format_version: '1.2',
@@ -175,8 +214,8 @@ describe('whatIfTerraformPlan (properties)', () => {
             name: `r${i}`,
             change: {
               actions: c.actions,
-              before: c.actions.includes('delete') ? value(c) : null,
-              after: c.actions.includes('create') ? value(c) : null,
+              before: c.actions.includes('delete') || c.actions[0] === 'update' ? value(c) : null,
+              after: c.actions.includes('create') || c.actions[0] === 'update' ? value(c) : null,
               after_unknown: {},
             },
           })),

@@ -9,32 +9,10 @@ import {
   whatIfTerraformPlan,
 } from '../../shared/core/terraform-plan/index.ts';
 import { REPO_ROOT } from '../support/fake-io.ts';
+import { plan, rc } from '../support/terraform-plan.ts';
 
 const load = (path: string): unknown => JSON.parse(readFileSync(join(REPO_ROOT, path), 'utf8'));
 const scenario = (name: string) => load(`scenarios/${name}.json`) as ClusterSnapshot;
-
-function plan(changes: unknown[]) {
-  const v = validatePlan({ format_version: '1.2', terraform_version: '1.9.8', resource_changes: changes });
-  if (!v.ok) throw new Error(v.error);
-  return v.plan;
-}
-
-function rc(
-  address: string,
-  type: string,
-  actions: string[],
-  before: unknown,
-  after: unknown,
-  afterUnknown = {},
-) {
-  return {
-    address,
-    mode: 'managed',
-    type,
-    name: address.split('.').pop(),
-    change: { actions, before, after, after_unknown: afterUnknown },
-  };
-}
 
 const NODE = 'arn:aws:iam::111122223333:role/prod-node-role';
 const ADMIN = 'arn:aws:iam::111122223333:role/platform-admin';

@@ -15,6 +15,11 @@ import { severityRank } from '../model.ts';
 import { principalKey } from '../principal.ts';
 import { type SimulationEffect, SimulationError, simulateChange } from '../simulate.ts';
 import type { StepAction } from '../terraform-plan/translate.ts';
+import {
+  applyCreated,
+  roleUsesOf,
+  workloadIdentitySubjects,
+} from '../terraform-plan/translate-workload-identity.ts';
 import { awsAuthLossEffects, type LineMapper } from './aws-auth-losses.ts';
 
 /** One change to apply; `address` is the plan's resource address, when there is a plan. */
@@ -129,6 +134,9 @@ function windowAdvice(address: string): string {
       return 'EKS holds one access entry per principal, so create_before_destroy fails too: create an aws-auth mapping (where the mode reads it) or a temporary entry for another principal first, or apply at a quiet time.';
     case 'aws_eks_node_group':
       return 'Set create_before_destroy (with node_group_name_prefix) so the new node group exists before the old one goes, and EKS keeps the role in aws-auth.';
+    case 'aws_eks_addon':
+    case 'aws_iam_openid_connect_provider':
+      return 'EKS holds one add-on per name and IAM one OIDC provider per URL, so create_before_destroy fails too: apply at a quiet time, or move the workloads first.';
     default:
       return 'Set create_before_destroy where the resource allows it, or create the replacement under another name first.';
   }
@@ -181,8 +189,8 @@ function changeSubjects(change: Change): string[] {
     case 'set-auth-mode':
       return [];
     default:
-      // Workload-identity changes (W1) name no access-entry principal.
-      return 'principalArn' in change ? [change.principalArn] : [];
+      // Workload-identity changes name no access-entry principal.
+      return 'principalArn' in change ? [change.principalArn] : workloadIdentitySubjects(change);
   }
 }
 
@@ -279,6 +287,9 @@ function applyStep(state: ClusterSnapshot, action: StepAction, own: SimulationEf
       return writeAwsAuth(state, action, own);
     case 'role-replaced':
       return replaceRole(state, action, own);
+    case 'addon-created':
+    case 'oidc-provider-created':
+      return applyCreated(state, action, own);
   }
 }
 
@@ -329,12 +340,14 @@ function evaluateSteps(
     const next = applyStep(before, action, own);
     if (action.kind === 'change') {
       touch(at, changeSubjects(action.change), i);
+      for (const arn of roleUsesOf(action.change))
+        if (!at.bySubject.has(principalKey(arn))) touch(at, [arn], i);
       if (action.change.kind === 'set-auth-mode') modeStep = i;
       if (step.half === 'delete' && step.replaceOrder === 'delete-first')
         windowStates.set(i, { before, after: next });
     } else if (action.kind === 'role-replaced') {
       touch(at, [action.oldArn, ...(action.newArn === undefined ? [] : [action.newArn])], i);
-    } else if (next !== before) {
+    } else if (action.kind === 'aws-auth' && next !== before) {
       const { losses, effects: lossEffects } = awsAuthLossEffects(
         analyzeSnapshot(before),
         analyzeSnapshot(next),

@@ -19,7 +19,7 @@ import { type ClusterSnapshot, clusterRefOf, type Finding, SEVERITIES, type Seve
 import { escapeHtml } from '../quote/html.ts';
 import { jsonText } from '../quote/json.ts';
 import { buildDependencyGraph, type DependencyGraph, type GraphNode } from './dependency-graph.ts';
-import { countBySeverity, sortFindings } from './layout.ts';
+import { countBySeverity, planAddressOf, sortFindings } from './layout.ts';
 
 export interface HtmlWhatIf {
   label: string;
@@ -150,6 +150,8 @@ function renderFinding(f: Finding): string {
     ['subject', h(f.subject)],
     ['trigger', h(f.trigger)],
   ];
+  const address = planAddressOf(f);
+  if (address !== undefined) rows.push(['plan address', `<code class="plan-address">${h(address)}</code>`]);
   if (f.actor) {
     const a = f.actor;
     const who = [a.arn ?? a.manager, a.sessionName, a.sourceIp, a.userAgent, a.time].filter(

@@ -11,6 +11,7 @@ import { simulateSteps } from '../preapply/simulate-steps.ts';
 import type { SimulationEffect } from '../simulate.ts';
 import type { TerraformPlan } from './schema.ts';
 import { type PlanStep, type PlanUnknown, type StepCluster, translatePlan } from './translate.ts';
+import { bindClusterAccount, qualifyPlanFindings } from './translate-workload-identity.ts';
 
 export { type PlanValidation, type ResourceChange, type TerraformPlan, validatePlan } from './schema.ts';
 export { type PlanStep, type PlanUnknown, type TranslatedPlan, translatePlan } from './translate.ts';
@@ -115,11 +116,12 @@ export function whatIfTerraformPlan(
     if (bucket === undefined) continue;
     const notes = notesFor(snapshot.clusterName);
     if (bucket.steps.length === 0 && bucket.unknowns.length === 0 && notes.length === 0) continue;
-    const result = simulateSteps(snapshot, bucket.steps);
+    const steps = bindClusterAccount(bucket.steps, snapshot.accountId);
+    const result = simulateSteps(snapshot, steps);
     clusters.push({
       cluster: clusterRefOf(snapshot),
       steps: bucket.steps.length,
-      findings: result.findings,
+      findings: qualifyPlanFindings(result.findings, steps),
       effects: [
         ...result.effects,
         ...bucket.unknowns.map(unknownEffect),

@@ -12,7 +12,8 @@
  *   2. EKS creates and replaces (EKS adds its aws-auth entries and access entries here),
  *   3. the aws-auth ConfigMap (it overwrites what EKS added just before),
  *   4. EKS deletions (policy associations, access entries, node groups, Fargate profiles);
- * within a phase by address. Values unknown at plan time are listed, never guessed.
+ * within a phase by address. Values unknown at plan time are listed, never guessed. Workload
+ * identity (Pod Identity, IRSA, node-role permissions): translate-workload-identity.ts.
  */
 import type { Change } from '../change.ts';
 import {
@@ -23,6 +24,7 @@ import {
 } from '../model.ts';
 import { parseArn } from '../principal.ts';
 import type { ResourceChange } from './schema.ts';
+import { type CreatedAction, workloadIdentityTranslators } from './translate-workload-identity.ts';
 import { afterValue, beforeValue, knownString, stringOf, stringsOf } from './values.ts';
 
 /** Which cluster a step concerns. */
@@ -48,7 +50,8 @@ export type StepAction =
       /** `_v1_data` without `force = true`: the apply conflicts with another manager's keys. */
       force: boolean;
     }
-  | { kind: 'role-replaced'; oldArn: string; newArn: string | undefined; deleted: boolean };
+  | { kind: 'role-replaced'; oldArn: string; newArn: string | undefined; deleted: boolean }
+  | CreatedAction;
 
 export interface PlanStep {
   address: string;
@@ -81,8 +84,10 @@ const EKS_PHASES = { create: PHASE.create, delete: PHASE.delete };
 
 const CONFIG_MAP_DATA_TYPE = 'kubernetes_config_map_v1_data';
 
-interface Ctx {
+export interface Ctx {
   rc: ResourceChange;
+  /** Every resource change of the plan (a policy attachment looks up its policy's document). */
+  changes: readonly ResourceChange[];
   out: TranslatedPlan;
   base: Pick<PlanStep, 'address' | 'moduleAddress'>;
 }
@@ -539,13 +544,19 @@ function configMap(ctx: Ctx, scope: 'whole' | 'keys'): void {
   );
 }
 
+const WI = workloadIdentityTranslators({ phase: PHASE, addHalves, step, eksCluster, createCluster, unknown });
+
 const TRANSLATORS: Record<string, (ctx: Ctx) => void> = {
+  ...WI.byType,
   aws_eks_node_group: nodeGroup,
   aws_eks_fargate_profile: fargateProfile,
   aws_eks_access_entry: accessEntry,
   aws_eks_access_policy_association: policyAssociation,
   aws_eks_cluster: clusterResource,
-  aws_iam_role: iamRole,
+  aws_iam_role: (ctx) => {
+    iamRole(ctx);
+    WI.roleTrust(ctx);
+  },
   kubernetes_config_map: (ctx) => configMap(ctx, 'whole'),
   kubernetes_config_map_v1: (ctx) => configMap(ctx, 'whole'),
   [CONFIG_MAP_DATA_TYPE]: (ctx) => configMap(ctx, 'keys'),
@@ -573,7 +584,7 @@ export function translatePlan(changes: readonly ResourceChange[]): TranslatedPla
       address: rc.address,
       ...(rc.moduleAddress === undefined ? {} : { moduleAddress: rc.moduleAddress }),
     };
-    translate({ rc, out, base });
+    translate({ rc, changes, out, base });
   }
   // Stable: steps of one phase keep the address order they were added in.
   out.steps = out.steps
