@@ -113,7 +113,7 @@ describe('the bundled CLI (dist/cli.js)', () => {
     const copy = join(work, 'without-live');
     cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
     cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
-    const live = readdirSync(join(copy, 'dist', 'cli-chunks')).filter((f) => /^live-.*\.js$/.test(f));
+    const live = readdirSync(join(copy, 'dist', 'cli-chunks')).filter((f) => /^live-.*\.cjs$/.test(f));
     expect(live).toHaveLength(1);
     for (const f of live) rmSync(join(copy, 'dist', 'cli-chunks', f));
     const bin = join(copy, 'dist', 'cli.js');
