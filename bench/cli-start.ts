@@ -3,8 +3,8 @@
  * file-only `assess --snapshot` on a small scenario and for `--version`, against a bare
  * `node -e 0` and against the same `assess` from the one-file bundle of before the split
  * (`scripts/build.mjs --single-file`), measured side by side, interleaved, in the same run; plus
- * the CPU time of each process (Linux) and the bundle's layout (what a file-only command loads,
- * what is loaded only on demand).
+ * the CPU time of each process (Linux) and the bundle's layout (what every command loads, what
+ * only a live command loads, whether this Node takes the core's code cache).
  * Goal (issue 7): `assess --snapshot` on a small file within 2.5× a bare `node -e 0`.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -12,6 +12,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { compileCore } from '../scripts/cli-core-script.mjs';
 import { median } from './cold-start.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -52,14 +53,14 @@ export interface CliStartRow {
 
 export interface CliStartResult {
   rows: CliStartRow[];
-  /** dist/cli.js and the chunks it imports statically: what every command loads. */
+  /** What every command loads: dist/cli.js, the core script and its code cache. */
   entry: Array<{ file: string; bytes: number }>;
-  /** What a file-only `assess` loads besides `entry`: `commands-*` and the chunks it imports statically. */
-  assessPath: Array<{ file: string; bytes: number }>;
-  /** The other chunks: loaded only by a live command or `whatif --event` (dynamic import). */
+  /** Loaded only by a live command: the vendor bundle of the live adapters' packages. */
   onDemand: Array<{ file: string; bytes: number }>;
-  /** What the `entry` + `assessPath` files hold, by package or source folder (esbuild metafile). */
+  /** What the core script holds, by package or source folder (esbuild metafile). */
   assessContents: Array<{ source: string; bytes: number }>;
+  /** Whether V8 takes the code cache in this process (same Node, same V8 flags as a plain `node`). */
+  cacheAccepted: boolean;
 }
 
 /** CPU time (user + system) of this process's waited-for children, in ms (Linux; 10 ms ticks). */
@@ -82,17 +83,6 @@ function measureOnce(c: Case): number {
   return ms;
 }
 
-/** The chunks a module imports statically (`import … from "./cli-chunks/…"`), transitively. */
-function staticClosure(file: string, seen = new Set<string>()): Set<string> {
-  if (seen.has(file)) return seen;
-  seen.add(file);
-  const text = readFileSync(file, 'utf8');
-  for (const m of text.matchAll(/^(?:import|export)\s[^;]*?from\s*"(\.{1,2}\/[^"]+)"/gms)) {
-    staticClosure(new URL(m[1] as string, pathToFileURL(file)).pathname, seen);
-  }
-  return seen;
-}
-
 /** Bytes of each package (or `shared/<layer>/<dir>`) in the given output files, from `dist/cli-meta.json`. */
 function contents(files: string[]): Array<{ source: string; bytes: number }> {
   const meta = JSON.parse(readFileSync(join(DIST, 'cli-meta.json'), 'utf8')) as {
@@ -109,22 +99,17 @@ function contents(files: string[]): Array<{ source: string; bytes: number }> {
   return [...by].map(([source, bytes]) => ({ source, bytes })).sort((a, b) => b.bytes - a.bytes);
 }
 
-function layout(): Pick<CliStartResult, 'entry' | 'assessPath' | 'onDemand' | 'assessContents'> {
-  const cli = join(DIST, 'cli.js');
-  const chunks = readdirSync(join(DIST, 'cli-chunks'))
-    .filter((f) => f.endsWith('.js'))
-    .map((f) => join(DIST, 'cli-chunks', f));
-  const loaded = staticClosure(cli);
-  const commands = chunks.find((f) => /\/commands-[^/]*\.js$/.test(f));
-  const assess = commands === undefined ? new Set<string>() : staticClosure(commands);
+function layout(): Omit<CliStartResult, 'rows'> {
+  const chunks = readdirSync(join(DIST, 'cli-chunks')).map((f) => join(DIST, 'cli-chunks', f));
+  const core = chunks.find((f) => /\/core-[^/]*\.cjs$/.test(f)) as string;
+  const cache = core.replace(/\.cjs$/, '.cache');
   const row = (file: string) => ({ file: file.slice(ROOT.length + 1), bytes: statSync(file).size });
+  const script = compileCore(readFileSync(core, 'utf8'), core, readFileSync(cache));
   return {
-    entry: [cli, ...chunks].filter((f) => loaded.has(f)).map(row),
-    assessPath: chunks.filter((f) => assess.has(f) && !loaded.has(f)).map(row),
-    onDemand: chunks.filter((f) => !loaded.has(f) && !assess.has(f)).map(row),
-    assessContents: contents(
-      [cli, ...chunks].filter((f) => loaded.has(f) || assess.has(f)).map((f) => f.slice(ROOT.length + 1)),
-    ),
+    entry: [join(DIST, 'cli.js'), core, cache].map(row),
+    onDemand: chunks.filter((f) => /\/live-[^/]*\.cjs$/.test(f)).map(row),
+    assessContents: contents([core.slice(ROOT.length + 1)]),
+    cacheAccepted: !script.cachedDataRejected,
   };
 }
 
@@ -166,7 +151,6 @@ export function benchCliStart(): CliStartResult {
 }
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
-const total = (files: Array<{ bytes: number }>) => files.reduce((n, f) => n + f.bytes, 0);
 
 export function cliStartMarkdown(result: CliStartResult): string {
   const assess = result.rows.find((r) => r.id === 'assess');
@@ -182,13 +166,13 @@ export function cliStartMarkdown(result: CliStartResult): string {
       return `| ${r.label} | ${r.medianMs.toFixed(0)} ms | ${r.ratio.toFixed(2)} | ${cpu} | ${cpuRatio} | ${r.runsMs.map((x) => x.toFixed(0)).join(', ')} |`;
     }),
     '',
-    `Bundle: \`--help\` and \`--version\` load ${result.entry.map((f) => `\`${f.file}\` (${kib(f.bytes)})`).join(', ')} — ${kib(total(result.entry))} in all. Every other command adds ${result.assessPath.map((f) => `\`${f.file.replace(/^dist\/cli-chunks\//, '')}\` (${kib(f.bytes)})`).join(', ')} — ${kib(total(result.entry) + total(result.assessPath))} in all for a file-only \`assess\`. Loaded only on demand: ${result.onDemand.map((f) => `\`${f.file.replace(/^dist\/cli-chunks\//, '')}\` (${kib(f.bytes)})`).join(', ')} — ${(total(result.onDemand) / 1024 / 1024).toFixed(2)} MiB (\`live-*\` and the chunks it imports: the AWS SDK clients and \`@kubernetes/client-node\`, for \`snapshot\`, \`report\` and \`--cluster\`; \`whatif-change-*\`: the CloudTrail parser, for \`whatif\`; \`file-store-*\`: the local snapshot store).`,
+    `Bundle: every command loads ${result.entry.map((f) => `\`${f.file}\` (${kib(f.bytes)})`).join(', ')} — the loader, the core script (every command's code, compiled by \`vm.Script\`) and V8's code cache of it, recorded by the build after running file-only commands (${result.cacheAccepted ? 'taken by this Node' : '**rejected by this Node**: the core is compiled from source'}). Loaded only by a live command (\`snapshot\`, \`report\`, \`--cluster\`): ${result.onDemand.map((f) => `\`${f.file.replace(/^dist\/cli-chunks\//, '')}\` (${(f.bytes / 1024 / 1024).toFixed(2)} MiB)`).join(', ')}, the AWS SDK clients and \`@kubernetes/client-node\`.`,
   ];
   const top = result.assessContents.slice(0, 8);
   const yaml = result.assessContents.find((c) => c.source === 'yaml');
   lines.push(
     '',
-    `What a file-only \`assess\` loads, by package or source folder (esbuild metafile, bytes in the output): ${top.map((c) => `${c.source} ${kib(c.bytes)}`).join(', ')}; the \`yaml\` package: ${yaml === undefined ? 'not in the bundle' : kib(yaml.bytes)}.`,
+    `What the core script holds, by package or source folder (esbuild metafile, bytes in the output): ${top.map((c) => `${c.source} ${kib(c.bytes)}`).join(', ')}; the \`yaml\` package: ${yaml === undefined ? 'not in the bundle' : kib(yaml.bytes)}.`,
   );
   if (assess) {
     lines.push(
