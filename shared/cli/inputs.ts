@@ -2,7 +2,7 @@
 
 import { findJsonSyntaxFault } from '../core/json-fault.ts';
 import type { ClusterSnapshot } from '../core/model.ts';
-import { validateSnapshot } from '../core/snapshot-schema.ts';
+import { acceptSnapshot } from '../core/snapshot-accept.ts';
 import { CliError } from './errors.ts';
 import type { CliIo } from './io.ts';
 import { readInput } from './read-input.ts';
@@ -42,6 +42,10 @@ export async function loadJsonFile(io: CliIo, path: string): Promise<unknown> {
 /** Reads and validates a ClusterSnapshot file; the first problem names the file and JSON path. */
 export async function loadSnapshot(io: CliIo, path: string): Promise<ClusterSnapshot> {
   const value = await loadJsonFile(io, path);
+  // A valid snapshot passes the precompiled checks; zod and the schema are loaded for the rest.
+  const accepted = acceptSnapshot(value);
+  if (accepted !== undefined) return accepted;
+  const { validateSnapshot } = await import('../core/snapshot-schema.ts');
   const result = validateSnapshot(value);
   if (result.ok) return result.snapshot;
   const [first] = result.errors;
