@@ -150,20 +150,23 @@ async function buildVendor(names) {
   return { file, metafile: { inputs, outputs: renamed } };
 }
 
-/** dist/cli.js: the loader, with the names of the files built. */
+/** dist/cli.js: the loader, a CommonJS script, with the names of the files built. */
 async function buildLoader(core, cache, vendor) {
   const result = await build({
     ...common,
     plugins: [],
     entryPoints: { cli: 'scripts/cli-loader.mjs' },
     outdir,
-    format: 'esm',
+    format: 'cjs',
     define: {
       __CLI_CORE__: JSON.stringify(`cli-chunks/${core}`),
       __CLI_CORE_CACHE__: JSON.stringify(`cli-chunks/${cache}`),
       __CLI_VENDOR__: JSON.stringify(vendor),
     },
   });
+  // Marks dist/*.js as CommonJS (the package is "type": "module"). It is not the package's
+  // package.json: the loader has the CLI look for that from the directory above dist/.
+  writeFileSync(join(outdir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
   return result.metafile;
 }
 
@@ -190,7 +193,7 @@ async function recordCodeCache(core, cache, vendor) {
   const nodeRequire = createRequire(join(outdir, 'cli.js'));
   const exports = runCore(script, coreRequire(nodeRequire, outdir, vendor), file, chunks);
   const io = {
-    ...exports.createNodeIo(pathToFileURL(join(outdir, 'cli.js')).href),
+    ...exports.createNodeIo(pathToFileURL(outdir).href),
     stdout() {},
     stderr() {},
   };

@@ -4,11 +4,7 @@
 // takes a code cache, and compiling the ≈ 1 MiB of the core is most of a file-only command's
 // start. Used by dist/cli.js (scripts/cli-loader.mjs) and by the build that records the cache:
 // both compile the same text, or V8 would reject the cache.
-// Built-in modules through `require`: an ES module's `import` of one builds its ES-module facade,
-// which reads every export (node:fs's lazy streams included) — milliseconds on each start.
-import { createRequire } from 'node:module';
-
-const { Script } = createRequire(import.meta.url)('node:vm');
+import { Script } from 'node:vm';
 
 /**
  * Compiles the core's source as the body of a CommonJS-style function. `cachedData`: a code cache
