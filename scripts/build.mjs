@@ -88,6 +88,10 @@ async function buildCore() {
     entryNames: '[name]-[hash]',
     outExtension: { '.js': '.cjs' },
     format: 'cjs',
+    // Less text to read and hand to V8 on every start: ≈ 10 % of a file-only command's CPU time
+    // with the code cache (measured side by side). Names are kept (stack traces, `name`).
+    minifyWhitespace: true,
+    minifySyntax: true,
     sourcemap: 'linked',
     banner: { js: KEEP_NAMES_BANNER },
   });
