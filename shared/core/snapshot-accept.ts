@@ -3,9 +3,9 @@
  * schema's `safeParse` returns as `data` for a valid snapshot — a copy, each object's keys in
  * schema order — and undefined for anything else, and for what it leaves to zod: a `__proto__`
  * key in a record (zod drops it), an object that JSON.parse cannot make (another prototype, symbol
- * keys). `validateSnapshot` (snapshot-schema.ts) builds and runs the zod schema only then, for
- * the error messages: a start that reads a valid snapshot pays neither for building the schema nor
- * for zod's first parse.
+ * keys). The CLI (shared/cli/inputs.ts) loads the zod schema (`validateSnapshot`,
+ * snapshot-schema.ts) only then, for the error messages: a start that reads a valid snapshot pays
+ * neither for loading zod and building the schema nor for zod's first parse (≈ 30 ms).
  *
  * The checks come from SNAPSHOT_SHAPE, generated from the zod schema
  * (scripts/gen-snapshot-validator.ts); test/core/snapshot-accept.property.test.ts checks that the

@@ -16,7 +16,6 @@ import {
   COMPUTE_KINDS,
   REGION_CODE,
 } from './model.ts';
-import { acceptSnapshot } from './snapshot-accept.ts';
 import * as z from './zod-mini.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -495,9 +494,6 @@ function failure(raw: RawError[]): SnapshotValidation {
 
 /** Validate a parsed value as a `ClusterSnapshot`. Never throws. */
 export function validateSnapshot(input: unknown): SnapshotValidation {
-  // A valid snapshot passes the precompiled checks; the zod schema is built for the rest.
-  const accepted = acceptSnapshot(input);
-  if (accepted !== undefined) return { ok: true, snapshot: accepted };
   const result = clusterSnapshotSchema().safeParse(input, { reportInput: true });
   if (result.success) return { ok: true, snapshot: result.data };
   return failure(result.error.issues.flatMap(toRawErrors));

@@ -1,8 +1,8 @@
 /**
  * The precompiled snapshot validator (shared/core/snapshot-accept.ts) against the zod schema it is
  * generated from: on any value, it returns exactly what zod's `safeParse` returns as `data` (same
- * keys, same order) when zod accepts, and undefined when zod rejects — so `validateSnapshot`, which
- * asks zod only when the precompiled checks say no, gives the results and messages it gave before.
+ * keys, same order) when zod accepts, and undefined when zod rejects — so the CLI, which asks zod
+ * (`validateSnapshot`) only when the precompiled checks say no, reads and rejects what it did before.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,9 +10,11 @@ import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateSnapshotShape, SHAPE_FILE } from '../../scripts/gen-snapshot-validator.ts';
+import { loadSnapshot } from '../../shared/cli/inputs.ts';
 import { acceptSnapshot, type Shape } from '../../shared/core/snapshot-accept.ts';
 import { clusterSnapshotSchema, validateSnapshot } from '../../shared/core/snapshot-schema.ts';
 import { SNAPSHOT_SHAPE } from '../../shared/core/snapshot-shape.generated.ts';
+import { createFakeIo } from '../support/fake-io.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
@@ -205,7 +207,7 @@ describe('the precompiled snapshot validator', () => {
     );
   });
 
-  it('leaves to zod what it does not copy exactly: a __proto__ key in a record, another prototype', () => {
+  it('leaves to zod what it does not copy exactly: a __proto__ key in a record, another prototype', async () => {
     const base = SCENARIOS.find((s) => (s as { awsAuth: { status: string } }).awsAuth.status === 'ok');
     const text = JSON.stringify(base);
     expect(text).toContain('"data":{"data":{');
@@ -215,6 +217,9 @@ describe('the precompiled snapshot validator', () => {
     const viaZod = clusterSnapshotSchema().safeParse(withProto);
     expect(viaZod.success).toBe(true);
     expect(validateSnapshot(withProto)).toEqual({ ok: true, snapshot: viaZod.data });
+    // The CLI reads such a file as zod returns it.
+    const { io } = createFakeIo({ 'proto.json': JSON.stringify(withProto) });
+    expect(await loadSnapshot(io, 'proto.json')).toEqual(viaZod.data);
     const odd = Object.assign(Object.create({ inherited: true }), structuredClone(base));
     expect(acceptSnapshot(odd)).toBeUndefined();
     expect(validateSnapshot(odd).ok).toBe(clusterSnapshotSchema().safeParse(odd).success);
