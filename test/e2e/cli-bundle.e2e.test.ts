@@ -129,6 +129,29 @@ describe('the bundled CLI (dist/cli.js)', () => {
     expect(report.stderr).toContain('live-');
   });
 
+  it('gives the same output when V8 rejects the code cache (another Node) or it is missing', () => {
+    const run = (bin: string) =>
+      spawnSync(process.execPath, [bin, 'assess', '--snapshot', KARPENTER, '--format', 'json'], {
+        encoding: 'utf8',
+      });
+    const expected = run(CLI);
+    expect(expected.stderr).toBe('');
+    for (const damage of ['garbled', 'missing'] as const) {
+      const copy = join(work, `cache-${damage}`);
+      cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
+      cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
+      const caches = readdirSync(join(copy, 'dist', 'cli-chunks')).filter((f) => f.endsWith('.cache'));
+      expect(caches).toHaveLength(1);
+      const cache = join(copy, 'dist', 'cli-chunks', caches[0] as string);
+      if (damage === 'garbled') writeFileSync(cache, garbage(4096));
+      else rmSync(cache);
+      const r = run(join(copy, 'dist', 'cli.js'));
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(expected.status);
+      expect(r.stdout).toBe(expected.stdout);
+    }
+  });
+
   it('exits 1 for a what-if that leaves Karpenter nodes without access', () => {
     const { code, out } = cli(['whatif', '--snapshot', KARPENTER, '--delete-nodegroup', 'general']);
     expect(code).toBe(1);
