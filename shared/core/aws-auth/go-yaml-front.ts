@@ -27,17 +27,29 @@ function dashFold(v: JsonValue & { t: 'string' }, text: string): boolean {
   return v.style === 'plain' && v.v.includes(' - ') && /\n[ \t]*- /.test(text.slice(v.pos, v.end));
 }
 
-function toJVal(v: JsonValue, text: string, depth: number): JVal {
+/** Converted collections by depth: a subtree reached through several aliases is one object (goyaml/decode.ts), converted once. */
+type Done = Map<JsonValue, { depth: number; jval: JVal }>;
+
+function toJVal(v: JsonValue, text: string, depth: number, done: Done): JVal {
+  if (v.t !== 'array' && v.t !== 'object') {
+    return v.t === 'string' ? { t: 'string', v: v.v, pos: v.pos, dashFold: dashFold(v, text) } : v;
+  }
+  const hit = done.get(v);
+  if (hit !== undefined && hit.depth === depth) return hit.jval;
+  const jval = collection(v, text, depth, done);
+  done.set(v, { depth, jval });
+  return jval;
+}
+
+function collection(v: JsonValue & { t: 'array' | 'object' }, text: string, depth: number, done: Done): JVal {
   switch (v.t) {
-    case 'string':
-      return { t: 'string', v: v.v, pos: v.pos, dashFold: dashFold(v, text) };
     case 'array':
       return {
         t: 'array',
-        items: depth > 0 ? v.items.map((i) => toJVal(i, text, depth - 1)) : [],
+        items: depth > 0 ? v.items.map((i) => toJVal(i, text, depth - 1, done)) : [],
         pos: v.pos,
       };
-    case 'object':
+    default:
       return {
         t: 'object',
         entries:
@@ -45,13 +57,11 @@ function toJVal(v: JsonValue, text: string, depth: number): JVal {
             ? v.entries.map((e) => ({
                 key: e.key,
                 keyPos: e.keyPos,
-                value: toJVal(e.value, text, depth - 1),
+                value: toJVal(e.value, text, depth - 1, done),
               }))
             : [],
         pos: v.pos,
       };
-    default:
-      return v;
   }
 }
 
@@ -61,7 +71,7 @@ export function goYamlToJVal(text: string, depth = DEPTH): JVal {
   if (!y.ok) throw new DecodeFailure(y.error, y.pos ?? 0);
   const j = yamlToJson(y.value);
   if (!j.ok) throw new DecodeFailure(j.error, j.pos);
-  return toJVal(j.value, text, depth);
+  return toJVal(j.value, text, depth, new Map());
 }
 
 /** go-yaml `Unmarshal` into `[]string` (mapAccounts). */

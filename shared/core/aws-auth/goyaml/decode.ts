@@ -104,15 +104,25 @@ class Decoder {
   private aliasCount = 0;
   private aliasDepth = 0;
   private readonly active = new Set<Node>();
+  /**
+   * `interface{}` values of anchored nodes already decoded through an alias, with the number of
+   * `count()` calls that decoding made. Go decodes the anchored node again at every alias; the
+   * result is the same value (nothing mutates a decoded value) and the counts the same, so a
+   * later alias reuses both: decoding is linear in the input, not in the expanded tree. The
+   * excessive-aliasing check over the replayed counts is monotone (both counts grow together, the
+   * ratio only rises, the allowance only falls), so checking once after adding them is checking
+   * at every step. A memoized decode succeeded, so no alias inside it can close a cycle later.
+   */
+  private readonly aliasMemo = new Map<Node, { value: GoValue; counts: number }>();
   readonly terrors: string[] = [];
   /** The `[]string` being filled: Go's `MakeSlice(l)` stays visible when a panic stops decoding. */
   partial: string[] | undefined;
   /** Per-item detail of the `[]string` decode, for locating issues. */
   readonly detail: StringListDetail = { root: 'null', rootPos: 0, rootText: '', items: [], rejected: [] };
 
-  private count(): void {
-    this.decodeCount++;
-    if (this.aliasDepth > 0) this.aliasCount++;
+  private count(n = 1): void {
+    this.decodeCount += n;
+    if (this.aliasDepth > 0) this.aliasCount += n;
     if (
       this.aliasCount > 100 &&
       this.decodeCount > 1000 &&
@@ -213,9 +223,24 @@ class Decoder {
       case Kind_.Document:
         this.enterValue(n.children[0] as Node, steps, deliver);
         return;
-      case Kind_.Alias:
-        this.enterValue(this.enterAlias(n, steps), steps, deliver);
+      case Kind_.Alias: {
+        const target = n.alias as Node;
+        const memo = this.aliasMemo.get(target);
+        if (memo !== undefined) {
+          this.aliasDepth++;
+          this.count(memo.counts);
+          this.aliasDepth--;
+          deliver(memo.value);
+          return;
+        }
+        this.enterAlias(n, steps);
+        const before = this.decodeCount;
+        this.enterValue(target, steps, (v) => {
+          this.aliasMemo.set(target, { value: v, counts: this.decodeCount - before });
+          deliver(v);
+        });
         return;
+      }
       case Kind_.Scalar:
         deliver(this.scalar(n));
         return;

@@ -109,10 +109,18 @@ function convert(
   rootTarget: JsonTarget | undefined,
   fold: (f: string, k: string) => boolean,
 ): Conv {
+  // A value decoded once and reached through several aliases is one object (decode.ts): convert
+  // it once per target, so that the work follows the input, not the expanded tree.
+  const done = new Map<GoValue, { target: JsonTarget | undefined; conv: Conv }>();
+  const cached = (n: ConvNode): Conv | undefined => {
+    const hit = done.get(n.v);
+    return hit !== undefined && hit.target === n.target ? hit.conv : undefined;
+  };
   return postOrder<ConvNode, Conv>(
     { v: root, target: rootTarget },
     (n) => {
       const { v, target } = n;
+      if ((v.kind === 'seq' || v.kind === 'map') && cached(n) !== undefined) return undefined;
       if (v.kind === 'seq') {
         const elem = target?.kind === 'slice' ? target.elem : undefined;
         return v.items.map((i) => ({ v: i, target: elem }));
@@ -133,15 +141,23 @@ function convert(
     (n, kids) => {
       const { v, target } = n;
       if (v.kind === 'map') {
+        const hit = cached(n);
+        if (hit !== undefined) return hit;
         // Go iterates its map in random order; a collision between e.g. `1` and `"1"` keeps the
         // last one here, one of the two there.
         const byKey = new Map<string, Converted>();
         (n.keys ?? []).forEach((k, i) => {
           byKey.set(k.key, { ...k, value: kids[i] as Conv });
         });
-        return { kind: 'object', entries: [...byKey.values()], v };
+        const conv: Conv = { kind: 'object', entries: [...byKey.values()], v };
+        done.set(v, { target, conv });
+        return conv;
       }
-      if (v.kind === 'seq') return { kind: 'array', items: kids, v };
+      if (v.kind === 'seq') {
+        const conv: Conv = cached(n) ?? { kind: 'array', items: kids, v };
+        done.set(v, { target, conv });
+        return conv;
+      }
       if (target?.kind === 'string') {
         let s = '';
         if (v.kind === 'int') s = v.value.toString();
@@ -157,9 +173,12 @@ function convert(
 /** `json.Marshal` of the converted tree (sorted keys; NaN and ±Inf are unsupported values). */
 function marshal(root: Conv): JsonValue {
   const sorted = new Map<Conv, Converted[]>();
+  // Shared subtrees (aliases, see `convert`) are marshalled once.
+  const done = new Map<Conv, JsonValue>();
   return postOrder<Conv, JsonValue>(
     root,
     (c) => {
+      if (done.has(c)) return undefined;
       if (c.kind === 'array') return c.items;
       if (c.kind !== 'object') return undefined;
       const entries = [...c.entries].sort((a, b) => compareGoStrings(a.key, b.key));
@@ -167,16 +186,24 @@ function marshal(root: Conv): JsonValue {
       return entries.map((e) => e.value);
     },
     (c, kids) => {
+      const hit = done.get(c);
+      if (hit !== undefined) return hit;
       const pos = c.v.mark.pos;
       if (c.kind === 'coerced') return { t: 'string', v: c.s, pos, end: pos, style: 'plain' };
-      if (c.kind === 'array') return { t: 'array', items: kids, pos };
+      if (c.kind === 'array') {
+        const array: JsonValue = { t: 'array', items: kids, pos };
+        done.set(c, array);
+        return array;
+      }
       if (c.kind === 'object') {
         const entries: JsonEntry[] = (sorted.get(c) ?? []).map((e, i) => ({
           key: e.key,
           keyPos: e.keyPos,
           value: kids[i] as JsonValue,
         }));
-        return { t: 'object', entries, pos };
+        const object: JsonValue = { t: 'object', entries, pos };
+        done.set(c, object);
+        return object;
       }
       const v = c.v;
       switch (v.kind) {
