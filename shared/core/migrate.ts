@@ -18,7 +18,13 @@
  *
  * Pure: no clock (applying a plan stamps entries with the snapshot's `capturedAt`).
  */
-import { type ParsedAwsAuth, parseAwsAuth, type RoleMapping, type UserMapping } from './aws-auth/index.ts';
+import {
+  type ParsedAwsAuth,
+  parseAwsAuth,
+  type RoleMapping,
+  repeatsText,
+  type UserMapping,
+} from './aws-auth/index.ts';
 import { buildConsumers, type RoleConsumer } from './consumers.ts';
 import type {
   AccessEntry,
@@ -365,7 +371,7 @@ function parseBlockers(ctx: Ctx, parsed: ParsedAwsAuth | undefined): void {
     block(
       ctx,
       `${issue.dataKey}[${issue.entryIndex ?? '?'}]`,
-      `${issue.message}: the authenticator drops this entry, so the plan has nothing to migrate for it. If it was meant to grant access, fix it and plan again.`,
+      `${issue.message}: the authenticator drops this entry${repeatsText(issue) === undefined ? '' : ` (and ${repeatsText(issue)})`}, so the plan has nothing to migrate for it. If it was meant to grant access, fix it and plan again.`,
     );
   }
   for (const account of parsed.accounts) {

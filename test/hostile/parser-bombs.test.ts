@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runGolden } from '../../scripts/gen-cli-golden.ts';
-import { parseAwsAuth } from '../../shared/core/aws-auth/index.ts';
+import { issueCount, parseAwsAuth } from '../../shared/core/aws-auth/index.ts';
+import { assessSnapshot } from '../../shared/core/engine.ts';
 import {
   billionLaughs,
   blockNest,
@@ -70,6 +71,36 @@ describe('parser bombs through the CLI (issue 8, case 2)', () => {
       expect(failure?.title).toContain(`${2 * (n + 1)} problem(s)`);
     },
   );
+
+  it('an alias bomb gives one issue per cause, with the same finding as the list written out', () => {
+    const n = 5_000;
+    const aliased = flatAliases(n);
+    const written = `- x\n${'- x\n'.repeat(n)}`;
+    const parsed = parseAwsAuth({ mapRoles: aliased });
+    // The anchor's own entry, then one issue per cause for the n aliases of the same node.
+    expect(parsed.issues.map((i) => [i.kind, i.entryIndex, i.line, i.repeats?.length])).toEqual([
+      ['type-mismatch', 0, 1, undefined],
+      ['invalid-entry', 0, 1, undefined],
+      ['type-mismatch', 1, 1, n - 1],
+      ['invalid-entry', 1, 1, n - 1],
+    ]);
+    expect(parsed.issues[2]?.repeats?.slice(0, 3)).toEqual([2, 3, 4]);
+    const expanded = parseAwsAuth({ mapRoles: written });
+    expect(expanded.issues.length).toBe(2 * (n + 1));
+    expect(parsed.issues.reduce((t, i) => t + issueCount(i), 0)).toBe(expanded.issues.length);
+    const finding = (text: string) =>
+      assessSnapshot(scenarioWithMapRoles(text)).find((f) => f.ruleId === 'aws-auth/parse-failure');
+    const [a, w] = [finding(aliased), finding(written)];
+    expect(a?.title).toBe(w?.title);
+    expect(a?.severity).toBe(w?.severity);
+    expect(a?.fingerprint).toBe(w?.fingerprint);
+    expect(a?.detail).toContain(`the same problem at ${n - 1} more entries, aliases of the same YAML node`);
+    // A mapping anchor: every alias is a role the authenticator keeps, each with its own index.
+    const roles = parseAwsAuth({
+      mapRoles: `- &a {rolearn: arn:aws:iam::1:role/r, username: u}\n${'- *a\n'.repeat(n)}`,
+    }).roles;
+    expect(roles.map((r) => r.location.index)).toEqual(Array.from({ length: n + 1 }, (_, i) => i));
+  });
 
   it('a billion-laughs bomb fails the key (go-yaml alias ratio): a parse-failure finding', async () => {
     expect(parseAwsAuth({ mapRoles: billionLaughs() }).keyStatus.mapRoles).toBe('failed');

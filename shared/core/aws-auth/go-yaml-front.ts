@@ -27,22 +27,27 @@ function dashFold(v: JsonValue & { t: 'string' }, text: string): boolean {
   return v.style === 'plain' && v.v.includes(' - ') && /\n[ \t]*- /.test(text.slice(v.pos, v.end));
 }
 
-/** Converted collections by depth: a subtree reached through several aliases is one object (goyaml/decode.ts), converted once. */
+/** Converted values by depth: a subtree reached through several aliases is one object (goyaml/decode.ts), converted once, so the entry decoder sees one value and reports its issues once. */
 type Done = Map<JsonValue, { depth: number; jval: JVal }>;
 
 function toJVal(v: JsonValue, text: string, depth: number, done: Done): JVal {
-  if (v.t !== 'array' && v.t !== 'object') {
-    return v.t === 'string' ? { t: 'string', v: v.v, pos: v.pos, dashFold: dashFold(v, text) } : v;
-  }
+  if (v.t !== 'array' && v.t !== 'object' && v.t !== 'string') return v;
   const hit = done.get(v);
   if (hit !== undefined && hit.depth === depth) return hit.jval;
-  const jval = collection(v, text, depth, done);
+  const jval = convertOne(v, text, depth, done);
   done.set(v, { depth, jval });
   return jval;
 }
 
-function collection(v: JsonValue & { t: 'array' | 'object' }, text: string, depth: number, done: Done): JVal {
+function convertOne(
+  v: JsonValue & { t: 'array' | 'object' | 'string' },
+  text: string,
+  depth: number,
+  done: Done,
+): JVal {
   switch (v.t) {
+    case 'string':
+      return { t: 'string', v: v.v, pos: v.pos, dashFold: dashFold(v, text) };
     case 'array':
       return {
         t: 'array',

@@ -37,9 +37,11 @@ export {
   type AwsAuthKey,
   type AwsAuthMappings,
   type EntryLocation,
+  issueCount,
   type KeyStatus,
   type ParsedAwsAuth,
   type RoleMapping,
+  repeatsText,
   type SsoMatcher,
   type UserMapping,
 } from './model.ts';

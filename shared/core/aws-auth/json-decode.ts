@@ -97,6 +97,22 @@ export interface Located {
   message: string;
   lost: string;
   entryIndex?: number;
+  /** Later entries with this very issue (see `AwsAuthIssue.repeats`). */
+  repeats?: number[];
+}
+
+/** Records that entry `index` has issue `i` too (an alias of the same node). */
+export function addRepeat(i: Located, index: number): void {
+  if (i.repeats === undefined) i.repeats = [index];
+  else i.repeats.push(index);
+}
+
+/** One decoded list item; `repeatOf`: the index of the earlier item it is an alias of (same node). */
+export interface DecodedItem {
+  entry: RawEntry;
+  pos: number;
+  index: number;
+  repeatOf?: number;
 }
 
 /** Issues of one entry, built once the entry's description (which needs the whole entry) is known. */
@@ -114,10 +130,27 @@ export class EntryListDecoder {
     return this.key === 'mapRoles' ? 'RoleMapping' : 'UserMapping';
   }
 
-  decode(list: JVal & { t: 'array' }): Array<{ entry: RawEntry; pos: number; index: number }> {
-    const out: Array<{ entry: RawEntry; pos: number; index: number }> = [];
+  /**
+   * Items that are one value (aliases of one YAML node: the conversion shares it, see
+   * go-yaml-front.ts) decode alike but for their index: the first is decoded, the later ones get
+   * a copy of its entry and are added to its issues' `repeats`, so that the issues stay one per
+   * cause, not one per alias.
+   */
+  decode(list: JVal & { t: 'array' }): DecodedItem[] {
+    const out: DecodedItem[] = [];
+    const seen = new Map<JVal, { index: number; entry: RawEntry; issues: Located[] }>();
     list.items.forEach((item, index) => {
-      out.push({ entry: this.entry(item, index), pos: item.pos, index });
+      const first = seen.get(item);
+      if (first !== undefined) {
+        for (const i of first.issues) addRepeat(i, index);
+        const entry = { ...first.entry, groups: [...first.entry.groups] };
+        out.push({ entry, pos: item.pos, index, repeatOf: first.index });
+        return;
+      }
+      const from = this.issues.length;
+      const entry = this.entry(item, index);
+      seen.set(item, { index, entry, issues: this.issues.slice(from) });
+      out.push({ entry, pos: item.pos, index });
     });
     return out;
   }

@@ -74,6 +74,29 @@ export interface AwsAuthIssue {
   message: string;
   /** What the authenticator loses because of this issue, in plain words. */
   lost: string;
+  /**
+   * The later entries (0-based, ascending) that have this very issue because they are aliases of
+   * the same YAML node (`- *a` items): same line and column, same problem, only the entry index
+   * differs. One issue per cause, so that the parser's output follows the distinct nodes of the
+   * input, not the expanded tree; the issue counts `1 + repeats.length` times (`issueCount`).
+   */
+  repeats?: number[];
+}
+
+/** How many occurrences an issue stands for (itself and its `repeats`). */
+export function issueCount(i: { repeats?: readonly number[] }): number {
+  return 1 + (i.repeats?.length ?? 0);
+}
+
+/**
+ * `the same problem at 3 more entries, aliases of the same YAML node (entries 2, 3, 4)` (the
+ * first 10 named) for an issue with repeats; undefined without.
+ */
+export function repeatsText(i: { repeats?: readonly number[] }): string | undefined {
+  const r = i.repeats;
+  if (r === undefined || r.length === 0) return undefined;
+  const one = r.length === 1;
+  return `the same problem at ${r.length} more entr${one ? 'y' : 'ies'}, aliases of the same YAML node (entr${one ? 'y' : 'ies'} ${r.slice(0, 10).join(', ')}${r.length > 10 ? ', …' : ''})`;
 }
 
 /**

@@ -9,6 +9,7 @@ import { compareCodePoints, goTrimLeft, isSkippable, levenshtein, plural, trunca
 import { type AccountsResult, decodeAccountsGoYaml, goYamlToJVal } from './go-yaml-front.ts';
 import { resolve, STR_TAG } from './goyaml/resolve.ts';
 import {
+  addRepeat,
   describeJVal,
   EntryListDecoder,
   entryDesc,
@@ -163,17 +164,26 @@ function parseEntryKey(
   const decoder = new EntryListDecoder(key);
   const decoded = decoder.decode(json);
   const outcome: KeyOutcome = { ...base, status: 'ok', issues: decoder.issues };
-  for (const { entry, pos, index } of decoded) {
+  // The drop of an entry that repeats an earlier one (an alias of the same node) is that one's.
+  const dropped = new Map<number, Located>();
+  for (const { entry, pos, index, repeatOf } of decoded) {
+    const first = repeatOf === undefined ? undefined : dropped.get(repeatOf);
+    if (first !== undefined) {
+      addRepeat(first, index);
+      continue;
+    }
     const err = validateEntry(key, entry);
     if (err !== undefined) {
       const desc = entryDesc(key, entry);
-      outcome.issues.push({
+      const issue: Located = {
         pos,
         kind: 'invalid-entry',
         entryIndex: index,
         message: `${key} entry ${index} (${desc}) is dropped by the authenticator: ${err}`,
         lost: `${key} entry ${index} (${desc})`,
-      });
+      };
+      outcome.issues.push(issue);
+      dropped.set(index, issue);
       continue;
     }
     const { line, col } = lc.linePos(pos);
@@ -407,6 +417,7 @@ function parseWith(
     for (const i of sorted) {
       const issue: AwsAuthIssue = { kind: i.kind, dataKey: key, message: i.message, lost: i.lost };
       if (i.entryIndex !== undefined) issue.entryIndex = i.entryIndex;
+      if (i.repeats !== undefined) issue.repeats = i.repeats;
       if (outcome.lc !== undefined) {
         const { line, col } = outcome.lc.linePos(i.pos);
         issue.line = line;

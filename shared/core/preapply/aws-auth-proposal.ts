@@ -6,7 +6,7 @@
  * manifest's `data` is read by `configMapDataFromManifest` (the aws-auth parser's own reader);
  * this file only checks that the object is `kube-system/aws-auth` and finds the key lines.
  */
-import { configMapDataFromManifest, parseAwsAuth } from '../aws-auth/index.ts';
+import { configMapDataFromManifest, parseAwsAuth, repeatsText } from '../aws-auth/index.ts';
 import type { SimulationEffect } from '../simulate.ts';
 import type { LineMapper } from './aws-auth-losses.ts';
 
@@ -180,6 +180,10 @@ export function proposalIssues(
           : i.line !== undefined
             ? `${i.dataKey} line ${i.line}`
             : i.dataKey;
-      return { summary: `${where}: ${i.message} — lost: ${i.lost}`, assumed: false };
+      const repeats = repeatsText(i);
+      return {
+        summary: `${where}: ${i.message} — lost: ${i.lost}${repeats === undefined ? '' : ` (${repeats})`}`,
+        assumed: false,
+      };
     });
 }

@@ -1,4 +1,4 @@
-import type { AwsAuthIssue } from '../aws-auth/index.ts';
+import { type AwsAuthIssue, issueCount, repeatsText } from '../aws-auth/index.ts';
 import type { AwsAuthConfigMap, Severity } from '../model.ts';
 import { lastWriterOf, writerActor } from './aws-auth-entry-removed.ts';
 import { firstOf, kindCounts, MAX_LISTED, moreLine } from './listing.ts';
@@ -45,6 +45,30 @@ class RawLines {
     const text = (this.all[n - 1] ?? '').trimEnd();
     return { line: n, text: text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…` : text };
   }
+}
+
+/** An issue as the evidence keeps it: at most the first entries it repeats at, and their count. */
+function evidenceIssue(i: AwsAuthIssue): AwsAuthIssue & { repeatCount?: number } {
+  if (i.repeats === undefined) return i;
+  return { ...i, repeats: i.repeats.slice(0, MAX_LISTED), repeatCount: i.repeats.length };
+}
+
+/**
+ * `kind:entryIndex` of every problem, in the parser's order (by entry, a drop after its causes):
+ * the repeats of an issue are expanded where their entries stand, so that the fingerprint is the
+ * one of the same problems listed one by one.
+ */
+function fingerprintOf(issues: readonly AwsAuthIssue[]): string {
+  const own = (i: AwsAuthIssue) => `${i.kind}:${i.entryIndex ?? ''}`;
+  if (!issues.some((i) => i.repeats !== undefined)) return issues.map(own).join(',');
+  const at: Array<[entry: number, rank: number, issue: number]> = [];
+  issues.forEach((i, n) => {
+    const rank = i.kind === 'invalid-entry' ? 1 : 0;
+    at.push([i.entryIndex ?? -1, rank, n]);
+    for (const e of i.repeats ?? []) at.push([e, rank, n]);
+  });
+  at.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+  return at.map(([e, , n]) => `${(issues[n] as AwsAuthIssue).kind}:${e < 0 ? '' : e}`).join(',');
 }
 
 /** The distinct broken lines of `issues` in order of first mention: the first `max` and the total. */
@@ -116,27 +140,33 @@ export const awsAuthParseFailure: Rule = {
       const failed = issues.find((i) => i.kind === 'key-parse-failure');
       const raw = configMap?.data[dataKey];
       const broken = brokenLinesOf(raw, issues, MAX_BROKEN_LINES);
-      const { listed, unlisted } = firstOf(issues, MAX_LISTED_ISSUES);
+      // An issue with repeats stands for several problems (aliases of one node): counted each.
+      const total = issues.reduce((n, i) => n + issueCount(i), 0);
+      const { listed } = firstOf(issues, MAX_LISTED_ISSUES);
+      const unlisted = total - listed.reduce((n, i) => n + issueCount(i), 0);
       const writer = configMap === undefined ? undefined : lastWriterOf(configMap.managedFields, dataKey);
       out.push({
         severity,
         subject: dataKey,
-        fingerprintKey: issues.map((i) => `${i.kind}:${i.entryIndex ?? ''}`).join(','),
+        fingerprintKey: fingerprintOf(issues),
         title: failed
           ? `aws-auth ${dataKey} does not parse: the authenticator keeps none of its mappings`
           : onlyLaterDocuments
             ? `aws-auth ${dataKey}: content after the first YAML document is ignored by the authenticator`
             : onlyHints
               ? `aws-auth ${dataKey} has fields the authenticator ignores`
-              : `aws-auth ${dataKey}: ${issues.length} problem(s), entries dropped`,
+              : `aws-auth ${dataKey}: ${total} problem(s), entries dropped`,
         detail: [
           // The count first: a channel that cuts a long detail (Slack) still says how much broke.
           ...(unlisted > 0
             ? [
-                `${issues.length} problems in ${dataKey} (${kindCounts(issues, (i) => i.kind)}); the first ${listed.length}:`,
+                `${total} problems in ${dataKey} (${kindCounts(issues, (i) => i.kind, issueCount)}); the first ${listed.length}:`,
               ]
             : []),
-          ...listed.map((i) => `${where(i)}: ${i.message} — lost: ${i.lost}`),
+          ...listed.map(
+            (i) =>
+              `${where(i)}: ${i.message} — lost: ${i.lost}${repeatsText(i) === undefined ? '' : ` (${repeatsText(i)})`}`,
+          ),
           ...moreLine(unlisted, `problem(s) in ${dataKey}`),
           ...broken.shown.map((l) => `${dataKey} line ${l.line}: ${l.text}`),
           ...moreLine(broken.total - broken.shown.length, `broken line(s) in ${dataKey}`),
@@ -148,10 +178,10 @@ export const awsAuthParseFailure: Rule = {
         ].join('\n'),
         evidence: {
           dataKey,
-          issues: listed,
+          issues: listed.map(evidenceIssue),
           brokenLines: broken.shown,
           writer: writer ?? null,
-          ...(unlisted > 0 ? { issueCount: issues.length } : {}),
+          ...(unlisted > 0 ? { issueCount: total } : {}),
           ...(broken.total > broken.shown.length ? { brokenLineCount: broken.total } : {}),
         },
         ...writerActor(writer),

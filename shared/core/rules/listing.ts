@@ -24,10 +24,14 @@ export function moreLine(unlisted: number, what: string): string[] {
   return unlisted > 0 ? [`… and ${unlisted} more ${what}.`] : [];
 }
 
-/** `20001 type-mismatch, 20001 invalid-entry`: how many of each kind, most frequent first. */
-export function kindCounts<T>(items: readonly T[], kindOf: (t: T) => string): string {
+/** `20001 type-mismatch, 20001 invalid-entry`: how many of each kind (an item counts `weightOf` times), most frequent first. */
+export function kindCounts<T>(
+  items: readonly T[],
+  kindOf: (t: T) => string,
+  weightOf: (t: T) => number = () => 1,
+): string {
   const counts = new Map<string, number>();
-  for (const i of items) counts.set(kindOf(i), (counts.get(kindOf(i)) ?? 0) + 1);
+  for (const i of items) counts.set(kindOf(i), (counts.get(kindOf(i)) ?? 0) + weightOf(i));
   return [...counts]
     .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
     .map(([kind, n]) => `${n} ${kind}`)

@@ -120,7 +120,7 @@ function convert(
     { v: root, target: rootTarget },
     (n) => {
       const { v, target } = n;
-      if ((v.kind === 'seq' || v.kind === 'map') && cached(n) !== undefined) return undefined;
+      if (cached(n) !== undefined) return undefined;
       if (v.kind === 'seq') {
         const elem = target?.kind === 'slice' ? target.elem : undefined;
         return v.items.map((i) => ({ v: i, target: elem }));
@@ -139,35 +139,35 @@ function convert(
       return kids;
     },
     (n, kids) => {
-      const { v, target } = n;
-      if (v.kind === 'map') {
-        const hit = cached(n);
-        if (hit !== undefined) return hit;
-        // Go iterates its map in random order; a collision between e.g. `1` and `"1"` keeps the
-        // last one here, one of the two there.
-        const byKey = new Map<string, Converted>();
-        (n.keys ?? []).forEach((k, i) => {
-          byKey.set(k.key, { ...k, value: kids[i] as Conv });
-        });
-        const conv: Conv = { kind: 'object', entries: [...byKey.values()], v };
-        done.set(v, { target, conv });
-        return conv;
-      }
-      if (v.kind === 'seq') {
-        const conv: Conv = cached(n) ?? { kind: 'array', items: kids, v };
-        done.set(v, { target, conv });
-        return conv;
-      }
-      if (target?.kind === 'string') {
-        let s = '';
-        if (v.kind === 'int') s = v.value.toString();
-        else if (v.kind === 'float') s = formatFloatG(v.value, 32);
-        else if (v.kind === 'bool') s = v.value ? 'true' : 'false';
-        if (s.length > 0) return { kind: 'coerced', s, v };
-      }
-      return { kind: 'leaf', v };
+      const hit = cached(n);
+      if (hit !== undefined) return hit;
+      const conv = convertOne(n, kids);
+      done.set(n.v, { target: n.target, conv });
+      return conv;
     },
   );
+}
+
+function convertOne(n: ConvNode, kids: Conv[]): Conv {
+  const { v, target } = n;
+  if (v.kind === 'map') {
+    // Go iterates its map in random order; a collision between e.g. `1` and `"1"` keeps the
+    // last one here, one of the two there.
+    const byKey = new Map<string, Converted>();
+    (n.keys ?? []).forEach((k, i) => {
+      byKey.set(k.key, { ...k, value: kids[i] as Conv });
+    });
+    return { kind: 'object', entries: [...byKey.values()], v };
+  }
+  if (v.kind === 'seq') return { kind: 'array', items: kids, v };
+  if (target?.kind === 'string') {
+    let s = '';
+    if (v.kind === 'int') s = v.value.toString();
+    else if (v.kind === 'float') s = formatFloatG(v.value, 32);
+    else if (v.kind === 'bool') s = v.value ? 'true' : 'false';
+    if (s.length > 0) return { kind: 'coerced', s, v };
+  }
+  return { kind: 'leaf', v };
 }
 
 /** `json.Marshal` of the converted tree (sorted keys; NaN and ±Inf are unsupported values). */
@@ -188,41 +188,41 @@ function marshal(root: Conv): JsonValue {
     (c, kids) => {
       const hit = done.get(c);
       if (hit !== undefined) return hit;
-      const pos = c.v.mark.pos;
-      if (c.kind === 'coerced') return { t: 'string', v: c.s, pos, end: pos, style: 'plain' };
-      if (c.kind === 'array') {
-        const array: JsonValue = { t: 'array', items: kids, pos };
-        done.set(c, array);
-        return array;
-      }
-      if (c.kind === 'object') {
-        const entries: JsonEntry[] = (sorted.get(c) ?? []).map((e, i) => ({
-          key: e.key,
-          keyPos: e.keyPos,
-          value: kids[i] as JsonValue,
-        }));
-        const object: JsonValue = { t: 'object', entries, pos };
-        done.set(c, object);
-        return object;
-      }
-      const v = c.v;
-      switch (v.kind) {
-        case 'str':
-          return { t: 'string', v: v.value, pos, end: v.end, style: v.style };
-        case 'int':
-          return { t: 'number', text: v.value.toString(), pos };
-        case 'float':
-          if (!Number.isFinite(v.value)) {
-            throw new ConvertFailure(`json: unsupported value: ${formatFloatG(v.value, 64)}`, pos);
-          }
-          return { t: 'number', text: formatJsonFloat(v.value), pos };
-        case 'bool':
-          return { t: 'bool', v: v.value, pos };
-        default:
-          return { t: 'null', pos };
-      }
+      const value = marshalOne(c, kids, sorted);
+      done.set(c, value);
+      return value;
     },
   );
+}
+
+function marshalOne(c: Conv, kids: JsonValue[], sorted: Map<Conv, Converted[]>): JsonValue {
+  const pos = c.v.mark.pos;
+  if (c.kind === 'coerced') return { t: 'string', v: c.s, pos, end: pos, style: 'plain' };
+  if (c.kind === 'array') return { t: 'array', items: kids, pos };
+  if (c.kind === 'object') {
+    const entries: JsonEntry[] = (sorted.get(c) ?? []).map((e, i) => ({
+      key: e.key,
+      keyPos: e.keyPos,
+      value: kids[i] as JsonValue,
+    }));
+    return { t: 'object', entries, pos };
+  }
+  const v = c.v;
+  switch (v.kind) {
+    case 'str':
+      return { t: 'string', v: v.value, pos, end: v.end, style: v.style };
+    case 'int':
+      return { t: 'number', text: v.value.toString(), pos };
+    case 'float':
+      if (!Number.isFinite(v.value)) {
+        throw new ConvertFailure(`json: unsupported value: ${formatFloatG(v.value, 64)}`, pos);
+      }
+      return { t: 'number', text: formatJsonFloat(v.value), pos };
+    case 'bool':
+      return { t: 'bool', v: v.value, pos };
+    default:
+      return { t: 'null', pos };
+  }
 }
 
 /** ASCII-only case folding; go-json.ts passes encoding/json's exact fold rules. */
