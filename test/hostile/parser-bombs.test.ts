@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runGolden } from '../../scripts/gen-cli-golden.ts';
 import { issueCount, parseAwsAuth } from '../../shared/core/aws-auth/index.ts';
 import { assessSnapshot } from '../../shared/core/engine.ts';
+import { planMigration } from '../../shared/core/migrate.ts';
 import {
   billionLaughs,
   blockNest,
@@ -95,6 +96,12 @@ describe('parser bombs through the CLI (issue 8, case 2)', () => {
     expect(a?.severity).toBe(w?.severity);
     expect(a?.fingerprint).toBe(w?.fingerprint);
     expect(a?.detail).toContain(`the same problem at ${n - 1} more entries, aliases of the same YAML node`);
+    // The migration plan blocks on the dropped entries once per cause, naming the aliases.
+    const blockers = planMigration(scenarioWithMapRoles(aliased)).blockers.filter((b) =>
+      b.subject.startsWith('mapRoles['),
+    );
+    expect(blockers.map((b) => b.subject)).toEqual(['mapRoles[0]', 'mapRoles[1]']);
+    expect(blockers[1]?.reason).toContain(`and the same problem at ${n - 1} more entries`);
     // A mapping anchor: every alias is a role the authenticator keeps, each with its own index.
     const roles = parseAwsAuth({
       mapRoles: `- &a {rolearn: arn:aws:iam::1:role/r, username: u}\n${'- *a\n'.repeat(n)}`,
