@@ -371,7 +371,7 @@ function parseBlockers(ctx: Ctx, parsed: ParsedAwsAuth | undefined): void {
     block(
       ctx,
       `${issue.dataKey}[${issue.entryIndex ?? '?'}]`,
-      `${issue.message}: the authenticator drops this entry${repeatsText(issue) === undefined ? '' : ` (and ${repeatsText(issue)})`}, so the plan has nothing to migrate for it. If it was meant to grant access, fix it and plan again.`,
+      `${issue.message}: the authenticator drops this entry${repeatsText(issue, ' (and ')}, so the plan has nothing to migrate for it. If it was meant to grant access, fix it and plan again.`,
     );
   }
   for (const account of parsed.accounts) {

@@ -89,14 +89,14 @@ export function issueCount(i: { repeats?: readonly number[] }): number {
 }
 
 /**
- * `the same problem at 3 more entries, aliases of the same YAML node (entries 2, 3, 4)` (the
- * first 10 named) for an issue with repeats; undefined without.
+ * ` (the same problem at 3 more entries, aliases of the same YAML node (entries 2, 3, 4))` (the
+ * first 10 named; `open` replaces ` (`) for an issue with repeats; '' without.
  */
-export function repeatsText(i: { repeats?: readonly number[] }): string | undefined {
+export function repeatsText(i: { repeats?: readonly number[] }, open = ' ('): string {
   const r = i.repeats;
-  if (r === undefined || r.length === 0) return undefined;
+  if (r === undefined || r.length === 0) return '';
   const one = r.length === 1;
-  return `the same problem at ${r.length} more entr${one ? 'y' : 'ies'}, aliases of the same YAML node (entr${one ? 'y' : 'ies'} ${r.slice(0, 10).join(', ')}${r.length > 10 ? ', …' : ''})`;
+  return `${open}the same problem at ${r.length} more entr${one ? 'y' : 'ies'}, aliases of the same YAML node (entr${one ? 'y' : 'ies'} ${r.slice(0, 10).join(', ')}${r.length > 10 ? ', …' : ''}))`;
 }
 
 /**

@@ -180,9 +180,8 @@ export function proposalIssues(
           : i.line !== undefined
             ? `${i.dataKey} line ${i.line}`
             : i.dataKey;
-      const repeats = repeatsText(i);
       return {
-        summary: `${where}: ${i.message} — lost: ${i.lost}${repeats === undefined ? '' : ` (${repeats})`}`,
+        summary: `${where}: ${i.message} — lost: ${i.lost}${repeatsText(i)}`,
         assumed: false,
       };
     });

@@ -163,10 +163,7 @@ export const awsAuthParseFailure: Rule = {
                 `${total} problems in ${dataKey} (${kindCounts(issues, (i) => i.kind, issueCount)}); the first ${listed.length}:`,
               ]
             : []),
-          ...listed.map(
-            (i) =>
-              `${where(i)}: ${i.message} — lost: ${i.lost}${repeatsText(i) === undefined ? '' : ` (${repeatsText(i)})`}`,
-          ),
+          ...listed.map((i) => `${where(i)}: ${i.message} — lost: ${i.lost}${repeatsText(i)}`),
           ...moreLine(unlisted, `problem(s) in ${dataKey}`),
           ...broken.shown.map((l) => `${dataKey} line ${l.line}: ${l.text}`),
           ...moreLine(broken.total - broken.shown.length, `broken line(s) in ${dataKey}`),
