@@ -103,6 +103,11 @@ export interface IamReader {
   getRole(roleArn: string): Promise<IamRole>;
   /** ListOpenIDConnectProviders of the account (the URL from each ARN). */
   oidcProviders(): Promise<OidcProvider[]>;
+  /**
+   * GetOpenIDConnectProvider's `ClientIDList` (the audiences STS accepts from that issuer);
+   * `found: false` on NoSuchEntity (deleted since the list).
+   */
+  oidcProviderClientIds(providerArn: string): Promise<Lookup<string[]>>;
   /** SimulatePrincipalPolicy of one role for one action: IAM's own decision over its policies. */
   simulateRoleAction(roleArn: string, action: string): Promise<RoleActionPermission>;
 }

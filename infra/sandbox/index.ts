@@ -149,6 +149,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     },
     iamRoles: world.iamRoles,
     oidcProviders: world.oidcProviders,
+    oidcProviderClientIds: world.oidcProviderClientIds,
     ssmParameters,
     cloudTrail: runtime.cloudTrail,
     sns: runtime.sns,

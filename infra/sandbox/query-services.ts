@@ -71,6 +71,7 @@ export function createQueryServer(runtime: Runtime, service: QueryService): Serv
             GetInstanceProfile: getInstanceProfile,
             GetRole: getRole,
             ListOpenIDConnectProviders: listOpenIdConnectProviders,
+            GetOpenIDConnectProvider: getOpenIdConnectProvider,
             SimulatePrincipalPolicy: simulatePrincipalPolicy,
             ...IAM_WRITE_HANDLERS,
           }
@@ -457,6 +458,23 @@ function listOpenIdConnectProviders(ctx: QueryHandlerContext): { body: string } 
     .join('');
   return {
     body: `<?xml version="1.0" encoding="UTF-8"?>\n<ListOpenIDConnectProvidersResponse xmlns="${NAMESPACES.iam}"><ListOpenIDConnectProvidersResult><OpenIDConnectProviderList>${members}</OpenIDConnectProviderList></ListOpenIDConnectProvidersResult><ResponseMetadata><RequestId>${ctx.reqId}</RequestId></ResponseMetadata></ListOpenIDConnectProvidersResponse>`,
+  };
+}
+
+/** GetOpenIDConnectProvider of a listed provider: its URL, client IDs (default sts.amazonaws.com) and a thumbprint. */
+function getOpenIdConnectProvider(ctx: QueryHandlerContext): { body: string } {
+  const arn = one(ctx.params, 'OpenIDConnectProviderArn');
+  if (!arn) throw new QueryError(400, 'ValidationError', 'OpenIDConnectProviderArn is required.');
+  const world = ctx.runtime.world;
+  if (!world.oidcProviders.includes(arn)) {
+    throw new QueryError(404, 'NoSuchEntity', `OpenIDConnect Provider not found for arn ${arn}`);
+  }
+  const url = arn.slice(arn.indexOf(':oidc-provider/') + ':oidc-provider/'.length);
+  const clientIds = (world.oidcProviderClientIds.get(arn) ?? ['sts.amazonaws.com'])
+    .map((id) => `<member>${xmlEscape(id)}</member>`)
+    .join('');
+  return {
+    body: `<?xml version="1.0" encoding="UTF-8"?>\n<GetOpenIDConnectProviderResponse xmlns="${NAMESPACES.iam}"><GetOpenIDConnectProviderResult><Url>${xmlEscape(url)}</Url><ClientIDList>${clientIds}</ClientIDList><ThumbprintList><member>9e99a48a9960b14926bb7f3b02e22da2b0ab7280</member></ThumbprintList><CreateDate>2024-01-01T00:00:00Z</CreateDate><Tags/></GetOpenIDConnectProviderResult><ResponseMetadata><RequestId>${ctx.reqId}</RequestId></ResponseMetadata></GetOpenIDConnectProviderResponse>`,
   };
 }
 

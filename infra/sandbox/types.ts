@@ -288,6 +288,11 @@ export interface Sandbox {
   iamRoles: Map<string, SandboxIamRole>;
   /** IAM OIDC provider ARNs of the account (ListOpenIDConnectProviders). Editable. */
   oidcProviders: string[];
+  /**
+   * GetOpenIDConnectProvider's ClientIDList by provider ARN (seeded from the snapshot's
+   * `clientIds`); a listed provider missing here lists `sts.amazonaws.com`. Editable.
+   */
+  oidcProviderClientIds: Map<string, string[]>;
   /** SSM parameters by name (GetParameter); seeded with `/eks-auth-sentinel/slack-webhook` → the Slack sink. Editable. */
   ssmParameters: Map<string, string>;
   cloudTrail: unknown[];

@@ -196,6 +196,8 @@ export class World {
   readonly iamRoles = new Map<string, SandboxIamRole>();
   /** IAM OIDC provider ARNs of the account. */
   readonly oidcProviders: string[] = [];
+  /** GetOpenIDConnectProvider's ClientIDList by provider ARN; a provider not in it lists `sts.amazonaws.com`. */
+  readonly oidcProviderClientIds = new Map<string, string[]>();
   /** Instance profiles by lower-cased name → role ARN: one default per role, plus seeded Karpenter ones. */
   readonly instanceProfiles = new Map<string, { name: string; roleArn: string }>();
   readonly timeline: Array<{ at: number; what: string }> = [];
@@ -719,8 +721,10 @@ function seedWorkloadIdentity(world: World, cluster: ClusterState, snapshot: Clu
   if (snapshot.serviceAccounts?.status === 'ok')
     cluster.serviceAccounts = snapshot.serviceAccounts.data.map((a) => ({ ...a }));
   if (snapshot.oidcProviders?.status === 'ok') {
-    for (const p of snapshot.oidcProviders.data)
+    for (const p of snapshot.oidcProviders.data) {
       if (!world.oidcProviders.includes(p.arn)) world.oidcProviders.push(p.arn);
+      if (p.clientIds !== undefined) world.oidcProviderClientIds.set(p.arn, [...p.clientIds]);
+    }
   }
   const roleOf = (arn: string) => world.iamRoles.get((parseRoleArn(arn)?.name ?? '').toLowerCase());
   const nodeRoles = [

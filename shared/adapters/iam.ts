@@ -5,25 +5,50 @@
  * "role re-created under the same name" rule,
  * docs/eks-auth-semantics.md#managed-node-groups-and-access-entries, trap 17 of
  * docs/eks-auth-semantics.md#traps).
+ *
+ * Every call goes through `callAws` like the EKS and EC2 readers: throttling is retried within the
+ * throttling budget, and the reader's deadline (`deadline`, or `withDeadline` for one invocation:
+ * the same client and instance-profile cache) stops it with a `DeadlineExceededError` naming the
+ * operation; the capture turns that into a source in error, a partial snapshot that says why.
  */
 import {
   GetInstanceProfileCommand,
+  type GetInstanceProfileCommandOutput,
+  GetOpenIDConnectProviderCommand,
+  type GetOpenIDConnectProviderCommandOutput,
   GetRoleCommand,
+  type GetRoleCommandOutput,
   IAMClient,
   ListOpenIDConnectProvidersCommand,
+  type ListOpenIDConnectProvidersCommandOutput,
   SimulatePrincipalPolicyCommand,
+  type SimulatePrincipalPolicyCommandOutput,
 } from '@aws-sdk/client-iam';
 import type { IamRole, OidcProvider, RoleActionPermission } from '../core/model.ts';
 import { AwsApiError } from '../errors.ts';
 import type { IamReader, Lookup } from '../ports.ts';
-import { type AwsClient, type AwsClientOptions, budgetOptions, createAwsClient } from './aws-clients.ts';
-import { isAwsError, toAwsApiError } from './errors.ts';
+import {
+  type AwsCallContext,
+  type AwsClient,
+  type AwsClientOptions,
+  callAws,
+  createAwsClient,
+  type Deadline,
+} from './aws-clients.ts';
+import { isAwsError } from './errors.ts';
 import { dropUndefined, isoTime } from './util.ts';
 
 export interface IamReaderOptions {
   /** How long an instance profile's role is cached, ms (default 5 minutes). */
   ttlMs?: number;
   now?: () => number;
+  /** Retries stop here (`DeadlineExceededError`); none by default. */
+  deadline?: Deadline;
+}
+
+/** An IamReader whose `withDeadline` gives the same client and cache with another deadline. */
+export interface DeadlineIamReader extends IamReader {
+  withDeadline(deadline: Deadline | undefined): DeadlineIamReader;
 }
 
 /** The last path segment of an IAM ARN's resource (`role/team/x` → `x`), or the input when it is a plain name. */
@@ -42,18 +67,60 @@ export function createIamClient(region = 'us-east-1', options: AwsClientOptions 
   return createAwsClient(IAMClient, region, options, options.endpoints?.iam);
 }
 
-export function createIamReader(iam: AwsClient<IAMClient>, options: IamReaderOptions = {}): IamReader {
-  const { client } = iam;
+export function createIamReader(
+  iam: AwsClient<IAMClient>,
+  options: IamReaderOptions = {},
+): DeadlineIamReader {
   const ttlMs = options.ttlMs ?? 5 * 60_000;
   const now = options.now ?? Date.now;
   const profileCache = new Map<string, { at: number; value: Promise<Lookup<string>> }>();
+  return bindIamReader(iam, { ttlMs, now, profileCache }, options.deadline);
+}
+
+interface IamReaderState {
+  ttlMs: number;
+  now: () => number;
+  profileCache: Map<string, { at: number; value: Promise<Lookup<string>> }>;
+}
+
+type IamCommand =
+  | GetInstanceProfileCommand
+  | GetRoleCommand
+  | ListOpenIDConnectProvidersCommand
+  | GetOpenIDConnectProviderCommand
+  | SimulatePrincipalPolicyCommand;
+
+function bindIamReader(
+  iam: AwsClient<IAMClient>,
+  state: IamReaderState,
+  deadline: Deadline | undefined,
+): DeadlineIamReader {
+  const { client } = iam;
+  const { ttlMs, now, profileCache } = state;
+
+  /** One IAM call within the throttling budget and the deadline; every failure an `AwsApiError`. */
+  function call<O>(command: IamCommand, operation: string, subject?: string): Promise<O> {
+    const context: AwsCallContext = {
+      service: 'iam',
+      operation,
+      ...(subject === undefined ? {} : { subject }),
+    };
+    return callAws(
+      iam,
+      context,
+      // biome-ignore lint/suspicious/noExplicitAny: one send for a union of commands; the caller names O.
+      async (sendOptions) => (await client.send(command as any, sendOptions)) as O,
+      deadline,
+    );
+  }
 
   async function fetchRoleOfProfile(instanceProfile: string): Promise<Lookup<string>> {
     const name = iamNameOf(instanceProfile, 'instance-profile');
     try {
-      const output = await client.send(
+      const output = await call<GetInstanceProfileCommandOutput>(
         new GetInstanceProfileCommand({ InstanceProfileName: name }),
-        budgetOptions(iam.callBudgetMs),
+        'GetInstanceProfile',
+        name,
       );
       const roles = output.InstanceProfile?.Roles ?? [];
       const arn = roles[0]?.Arn;
@@ -63,11 +130,13 @@ export function createIamReader(iam: AwsClient<IAMClient>, options: IamReaderOpt
       if (isAwsError(error, 'NoSuchEntity', 'NoSuchEntityException')) {
         return { found: false, reason: `instance profile ${name} does not exist` };
       }
-      throw toAwsApiError(error, { service: 'iam', operation: 'GetInstanceProfile', subject: name });
+      throw error;
     }
   }
 
   return {
+    withDeadline: (next) => bindIamReader(iam, state, next),
+
     roleOfInstanceProfile(instanceProfile) {
       const cached = profileCache.get(instanceProfile);
       if (cached !== undefined && now() - cached.at < ttlMs) return cached.value;
@@ -80,77 +149,80 @@ export function createIamReader(iam: AwsClient<IAMClient>, options: IamReaderOpt
 
     async getRole(roleArn): Promise<IamRole> {
       const name = iamNameOf(roleArn, 'role');
+      let output: GetRoleCommandOutput;
       try {
-        const output = await client.send(
-          new GetRoleCommand({ RoleName: name }),
-          budgetOptions(iam.callBudgetMs),
-        );
-        const role = output.Role;
-        if (role === undefined) {
-          throw new AwsApiError(`GetRole (${name}): the response has no role`, {
-            code: 'invalid-response',
-            service: 'iam',
-            operation: 'GetRole',
-            iamAction: 'iam:GetRole',
-          });
-        }
-        return dropUndefined({
-          arn: roleArn,
-          state: 'exists' as const,
-          roleId: role.RoleId,
-          createDate: isoTime(role.CreateDate),
-          trustPolicy: decodePolicyDocument(role.AssumeRolePolicyDocument),
-        });
+        output = await call<GetRoleCommandOutput>(new GetRoleCommand({ RoleName: name }), 'GetRole', name);
       } catch (error) {
         if (isAwsError(error, 'NoSuchEntity', 'NoSuchEntityException'))
           return { arn: roleArn, state: 'missing' };
-        throw toAwsApiError(error, { service: 'iam', operation: 'GetRole', subject: name });
+        throw error;
       }
+      const role = output.Role;
+      if (role === undefined) {
+        throw new AwsApiError(`GetRole (${name}): the response has no role`, {
+          code: 'invalid-response',
+          service: 'iam',
+          operation: 'GetRole',
+          iamAction: 'iam:GetRole',
+        });
+      }
+      return dropUndefined({
+        arn: roleArn,
+        state: 'exists' as const,
+        roleId: role.RoleId,
+        createDate: isoTime(role.CreateDate),
+        trustPolicy: decodePolicyDocument(role.AssumeRolePolicyDocument),
+      });
     },
 
     async oidcProviders(): Promise<OidcProvider[]> {
+      const output = await call<ListOpenIDConnectProvidersCommandOutput>(
+        new ListOpenIDConnectProvidersCommand({}),
+        'ListOpenIDConnectProviders',
+      );
+      return (output.OpenIDConnectProviderList ?? [])
+        .map((p) => p.Arn)
+        .filter((arn): arn is string => arn !== undefined && arn !== '')
+        .map((arn) => ({ arn, url: oidcProviderUrlOf(arn) }));
+    },
+
+    async oidcProviderClientIds(arn): Promise<Lookup<string[]>> {
+      const subject = oidcProviderUrlOf(arn) || arn;
       try {
-        const output = await client.send(
-          new ListOpenIDConnectProvidersCommand({}),
-          budgetOptions(iam.callBudgetMs),
+        const output = await call<GetOpenIDConnectProviderCommandOutput>(
+          new GetOpenIDConnectProviderCommand({ OpenIDConnectProviderArn: arn }),
+          'GetOpenIDConnectProvider',
+          subject,
         );
-        return (output.OpenIDConnectProviderList ?? [])
-          .map((p) => p.Arn)
-          .filter((arn): arn is string => arn !== undefined && arn !== '')
-          .map((arn) => ({ arn, url: oidcProviderUrlOf(arn) }));
+        return { found: true, value: [...(output.ClientIDList ?? [])] };
       } catch (error) {
-        throw toAwsApiError(error, { service: 'iam', operation: 'ListOpenIDConnectProviders' });
+        if (isAwsError(error, 'NoSuchEntity', 'NoSuchEntityException'))
+          return { found: false, reason: `OIDC provider ${subject} does not exist` };
+        throw error;
       }
     },
 
     async simulateRoleAction(roleArn, action): Promise<RoleActionPermission> {
-      try {
-        const output = await client.send(
-          new SimulatePrincipalPolicyCommand({ PolicySourceArn: roleArn, ActionNames: [action] }),
-          budgetOptions(iam.callBudgetMs),
+      const name = iamNameOf(roleArn, 'role');
+      const output = await call<SimulatePrincipalPolicyCommandOutput>(
+        new SimulatePrincipalPolicyCommand({ PolicySourceArn: roleArn, ActionNames: [action] }),
+        'SimulatePrincipalPolicy',
+        name,
+      );
+      const result = (output.EvaluationResults ?? []).find((r) => r.EvalActionName === action);
+      const decision = result?.EvalDecision;
+      if (decision !== 'allowed' && decision !== 'implicitDeny' && decision !== 'explicitDeny') {
+        throw new AwsApiError(
+          `SimulatePrincipalPolicy (${name}): no decision for ${action} (got ${JSON.stringify(decision ?? null)})`,
+          {
+            code: 'invalid-response',
+            service: 'iam',
+            operation: 'SimulatePrincipalPolicy',
+            iamAction: 'iam:SimulatePrincipalPolicy',
+          },
         );
-        const result = (output.EvaluationResults ?? []).find((r) => r.EvalActionName === action);
-        const decision = result?.EvalDecision;
-        if (decision !== 'allowed' && decision !== 'implicitDeny' && decision !== 'explicitDeny') {
-          throw new AwsApiError(
-            `SimulatePrincipalPolicy (${iamNameOf(roleArn, 'role')}): no decision for ${action} (got ${JSON.stringify(decision ?? null)})`,
-            {
-              code: 'invalid-response',
-              service: 'iam',
-              operation: 'SimulatePrincipalPolicy',
-              iamAction: 'iam:SimulatePrincipalPolicy',
-            },
-          );
-        }
-        return { roleArn, action, decision };
-      } catch (error) {
-        if (error instanceof AwsApiError) throw error;
-        throw toAwsApiError(error, {
-          service: 'iam',
-          operation: 'SimulatePrincipalPolicy',
-          subject: iamNameOf(roleArn, 'role'),
-        });
       }
+      return { roleArn, action, decision };
     },
   };
 }

@@ -4,7 +4,7 @@
  * token provider and Kubernetes reader.
  *
  * Deadline: `withDeadline(epochMs | AbortSignal)` gives the same clients and caches with every
- * retry (EKS, EC2 and Kubernetes) stopping at the deadline; a handler calls it per invocation,
+ * retry (EKS, EC2, IAM and Kubernetes) stopping at the deadline; a handler calls it per invocation,
  * e.g. `deps.withDeadline(Date.now() + context.getRemainingTimeInMillis() - 5_000)`. A source
  * stopped there is an error naming the operation (`DeadlineExceededError`), so the snapshot is
  * partial and says why; DescribeCluster stopped there fails the capture.
@@ -47,7 +47,7 @@ export function createLiveCaptureDeps(options: LiveDepsOptions = {}): LiveCaptur
     return {
       eks: perRegion((region) => createEksReader(eksClient(region), { ...options.eks, ...at })),
       ec2: perRegion((region) => createEc2Reader(ec2Client(region), at)),
-      iam,
+      iam: iam.withDeadline(deadline),
       kube: createKubeReader({ ...options.kube, tokens, ...at }),
       clock,
       withDeadline: bound,

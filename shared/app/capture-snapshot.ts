@@ -98,17 +98,42 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
 
   const kubeRef = kubeClusterRef(cluster, { accountId, region: target.region });
 
-  const [awsAuth, accessEntries, nodegroups, fargateProfiles, instances, nodes, nodeClassSpecs, workload] =
-    await Promise.all([
-      settle(deps.kube.awsAuth(kubeRef)),
-      settle(readAccessEntries(eks, cluster)),
-      settle(eks.nodegroups(cluster.name)),
-      settle(eks.fargateProfiles(cluster.name)),
-      settle(ec2.instancesOfCluster(cluster.name)),
-      settle(deps.kube.nodes(kubeRef)),
-      settle(deps.kube.ec2NodeClasses(kubeRef)),
-      readWorkloadIdentity(deps, eks, cluster.name, kubeRef),
-    ]);
+  // The IAM lookups that depend on one first-wave read start as soon as it is in, not after the
+  // slowest of them: a slow (or throttled) source elsewhere does not push them past the deadline.
+  const instancesRead = settle(ec2.instancesOfCluster(cluster.name));
+  const nodeClassSpecsRead = settle(deps.kube.ec2NodeClasses(kubeRef));
+  const [
+    awsAuth,
+    accessEntries,
+    nodegroups,
+    fargateProfiles,
+    instances,
+    nodes,
+    workload,
+    profileRoles,
+    nodeClasses,
+  ] = await Promise.all([
+    settle(deps.kube.awsAuth(kubeRef)),
+    settle(readAccessEntries(eks, cluster)),
+    settle(eks.nodegroups(cluster.name)),
+    settle(eks.fargateProfiles(cluster.name)),
+    instancesRead,
+    settle(deps.kube.nodes(kubeRef)),
+    readWorkloadIdentity(deps, eks, cluster.name, kubeRef, cluster.oidcIssuer),
+    instancesRead.then((read) => (read.ok ? settle(resolveProfiles(deps.iam, read.value)) : undefined)),
+    nodeClassSpecsRead.then(
+      (read): Promise<Settled<Lookup<KarpenterNodeClass[]>>> =>
+        read.ok
+          ? settle(
+              read.value.found
+                ? resolveNodeClasses(deps.iam, read.value.value, partition, accountId).then(
+                    (value): Lookup<KarpenterNodeClass[]> => ({ found: true, value }),
+                  )
+                : Promise.resolve<Lookup<KarpenterNodeClass[]>>(read.value),
+            )
+          : Promise.resolve(read),
+    ),
+  ]);
 
   // The cluster may have been deleted while we read it: its sources then fail with not-found.
   // Confirm with DescribeCluster; a vanished cluster gets no snapshot (its not-found error is thrown).
@@ -122,20 +147,6 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
   if (eksReads.some(failedNotFound)) {
     await eks.describeCluster(target.clusterName);
   }
-
-  // Second wave: IAM lookups that depend on the first.
-  const [profileRoles, nodeClasses] = await Promise.all([
-    instances.ok ? settle(resolveProfiles(deps.iam, instances.value)) : Promise.resolve(undefined),
-    nodeClassSpecs.ok
-      ? settle(
-          nodeClassSpecs.value.found
-            ? resolveNodeClasses(deps.iam, nodeClassSpecs.value.value, partition, accountId).then(
-                (value): Lookup<KarpenterNodeClass[]> => ({ found: true, value }),
-              )
-            : Promise.resolve<Lookup<KarpenterNodeClass[]>>(nodeClassSpecs.value),
-        )
-      : Promise.resolve<Settled<Lookup<KarpenterNodeClass[]>>>(nodeClassSpecs),
-  ]);
 
   const okValue = <T>(s: Settled<T>): T | undefined => (s.ok ? s.value : undefined);
   const okLookup = <T>(s: Settled<Lookup<T>>): T | undefined =>

@@ -1,6 +1,9 @@
 /**
  * The workload-identity part of a capture (Pod Identity, IRSA): associations, add-ons, service
- * accounts and the account's IAM OIDC providers are read with the first wave; the roles they
+ * accounts and the account's IAM OIDC providers are read with the first wave (and, for the
+ * cluster's own issuer only, GetOpenIDConnectProvider for its client IDs: one call per capture,
+ * whatever the number of providers; thumbprints are not read, IAM no longer uses them for an
+ * issuer with a publicly trusted certificate such as EKS's); the roles they
  * name join the capture's one GetRole pass (each role read once, whoever uses it); the node roles
  * of running nodes are asked `eks-auth:AssumeRoleForPodIdentity` of IAM itself
  * (SimulatePrincipalPolicy), only when the cluster has associations — without them no pod needs it.
@@ -22,8 +25,9 @@ import type {
 } from '../core/model.ts';
 import { principalKey } from '../core/principal.ts';
 import { ASSUME_ROLE_FOR_POD_IDENTITY } from '../core/simulate-workload-identity.ts';
+import { findOidcProvider } from '../core/workload-identity.ts';
 import { safeErrorMessage } from '../errors.ts';
-import type { CaptureDeps, EksReader, KubeClusterRef } from '../ports.ts';
+import type { CaptureDeps, EksReader, IamReader, KubeClusterRef } from '../ports.ts';
 import { type Settled, settle, sourceOfValue } from './read-sources.ts';
 
 export interface WorkloadIdentityReads {
@@ -39,14 +43,29 @@ export async function readWorkloadIdentity(
   eks: EksReader,
   clusterName: string,
   kubeRef: KubeClusterRef,
+  oidcIssuer?: string,
 ): Promise<WorkloadIdentityReads> {
   const [podIdentityAssociations, addons, serviceAccounts, oidcProviders] = await Promise.all([
     settle(eks.podIdentityAssociations(clusterName)),
     settle(eks.addons(clusterName)),
     settle(deps.kube.serviceAccounts(kubeRef)),
-    settle(deps.iam.oidcProviders()),
+    settle(readOidcProviders(deps.iam, oidcIssuer)),
   ]);
   return { podIdentityAssociations, addons, serviceAccounts, oidcProviders };
+}
+
+/**
+ * The account's OIDC providers; the cluster's own (if listed) with its client IDs. A provider
+ * deleted between the list and the get is left out (it no longer exists); a get that fails fails
+ * the source, naming iam:GetOpenIDConnectProvider.
+ */
+async function readOidcProviders(iam: IamReader, issuer: string | undefined): Promise<OidcProvider[]> {
+  const providers = await iam.oidcProviders();
+  const own = issuer === undefined || issuer.trim() === '' ? undefined : findOidcProvider(providers, issuer);
+  if (own === undefined) return providers;
+  const clientIds = await iam.oidcProviderClientIds(own.arn);
+  if (!clientIds.found) return providers.filter((p) => p !== own);
+  return providers.map((p) => (p === own ? { ...p, clientIds: clientIds.value } : p));
 }
 
 const ROLE_ARN = /^arn:aws(?:-[a-z]+)*:iam::\d{12}:role\/[\w+=,.@/-]+$/;

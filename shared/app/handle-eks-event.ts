@@ -200,6 +200,7 @@ function blindReaders(deps: HandleEksEventDeps): CaptureDeps {
       roleOfInstanceProfile: () => Promise.reject(notHere('iam', 'GetInstanceProfile')),
       getRole: () => Promise.reject(notHere('iam', 'GetRole')),
       oidcProviders: () => Promise.reject(notHere('iam', 'ListOpenIDConnectProviders')),
+      oidcProviderClientIds: () => Promise.reject(notHere('iam', 'GetOpenIDConnectProvider')),
       simulateRoleAction: () => Promise.reject(notHere('iam', 'SimulatePrincipalPolicy')),
     },
   };

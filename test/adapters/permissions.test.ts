@@ -114,6 +114,8 @@ describe('monitor permissions', () => {
         },
         { snapshot: loadScenario('b-fargate-entry-removed-by-terraform'), name: 'fargate' },
         { snapshot: loadScenario('workload-identity/wi-healthy-pod-identity'), name: 'pod-identity' },
+        // IRSA: the cluster's own OIDC provider is read (GetOpenIDConnectProvider).
+        { snapshot: loadScenario('workload-identity/wi-healthy-irsa'), name: 'irsa' },
       ],
     });
     const deps = sandboxDeps(sandbox);

@@ -1,7 +1,8 @@
 /**
  * Issue 8 case 7: sustained throttling at the start of a capture, retried through within the
  * throttling budget; the deadline stops the retries with a typed error naming the operation, and
- * a source stopped there makes a partial snapshot that says why.
+ * a source stopped there makes a partial snapshot that says why. IAM (GetRole, GetInstanceProfile,
+ * …) follows the same deadline as EKS, EC2 and Kubernetes.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
@@ -74,6 +75,37 @@ describe('captureSnapshot under a storm of ThrottlingExceptions', () => {
     expect(snapshot.awsAuth.status).toBe('ok');
     expect(snapshot.nodegroups.status).toBe('ok');
     expect(snapshot.compute.status).toBe('ok');
+  });
+
+  it('IAM stops at the same deadline: a throttled GetRole leaves iamRoles an error that says why, the rest is read', async () => {
+    // IAM throttles with HTTP 400 `Throttling` (the query protocol), not 429.
+    sandbox.faults.inject({ service: 'iam', operation: 'GetRole', status: 400, code: 'Throttling' });
+    const deps = sandboxDeps(sandbox, { ...FAST, retryMode: 'standard' }).withDeadline(
+      AbortSignal.timeout(1_500),
+    );
+    const snapshot = await captureSnapshot(deps, target);
+    expect(snapshot.iamRoles).toEqual({
+      status: 'error',
+      // "throttled for N s" when the deadline came between rounds, not inside the SDK's own attempts.
+      error: expect.stringMatching(/^GetRole \([\w+=,.@-]+\): (throttled for \d+ s, )?deadline reached$/),
+    });
+    for (const source of [snapshot.awsAuth, snapshot.accessEntries, snapshot.nodegroups, snapshot.compute]) {
+      expect(source.status).toBe('ok');
+    }
+    // Nothing keeps retrying in the background once the deadline has won.
+    const after = callsOf(sandbox, 'iam', 'GetRole').length;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(callsOf(sandbox, 'iam', 'GetRole').length).toBe(after);
+  });
+
+  it('the IAM reader of one invocation keeps the instance-profile cache of the others', async () => {
+    const live = sandboxDeps(sandbox);
+    await captureSnapshot(live.withDeadline(Date.now() + 30_000), target);
+    const mark = callsOf(sandbox, 'iam', 'GetInstanceProfile').length;
+    expect(mark).toBeGreaterThan(0);
+    const again = await captureSnapshot(live.withDeadline(Date.now() + 30_000), target);
+    expect(again.compute.status).toBe('ok');
+    expect(callsOf(sandbox, 'iam', 'GetInstanceProfile').length).toBe(mark);
   });
 
   it('without a deadline, still gives up on a throttled call after the throttling budget', async () => {

@@ -112,6 +112,13 @@ export function createFakeCluster(initial: ClusterSnapshot): FakeCluster {
           createDate: '2024-01-01T00:00:00Z',
         })),
       oidcProviders: () => call('iam', 'ListOpenIDConnectProviders', () => optionalData(s().oidcProviders)),
+      oidcProviderClientIds: (arn) =>
+        call('iam', 'GetOpenIDConnectProvider', () => {
+          const provider = optionalData(s().oidcProviders).find((p) => p.arn === arn);
+          return provider === undefined
+            ? { found: false as const, reason: `OIDC provider ${arn} does not exist` }
+            : { found: true as const, value: provider.clientIds ?? ['sts.amazonaws.com'] };
+        }),
       simulateRoleAction: (roleArn, action) =>
         call('iam', 'SimulatePrincipalPolicy', () => {
           const known = optionalData(s().nodeRolePermissions).find(
