@@ -131,10 +131,12 @@ export function findOidcProvider(
   return providers.find((p) => issuerPath(p.url).toLowerCase() === want);
 }
 
+/** The web identity request of a service account's token (`aud` the webhook's default unless given). */
 export function irsaRequest(
   providerArn: string,
   issuer: string,
   sa: { namespace: string; name: string },
+  audience = IRSA_AUDIENCE,
 ): TrustRequest {
   const path = issuerPath(issuer);
   return {
@@ -142,7 +144,7 @@ export function irsaRequest(
     action: WEB_IDENTITY_ACTION,
     context: {
       [`${path}:sub`]: { present: [serviceAccountSub(sa.namespace, sa.name)] },
-      [`${path}:aud`]: { present: [IRSA_AUDIENCE] },
+      [`${path}:aud`]: { present: [audience] },
     },
   };
 }

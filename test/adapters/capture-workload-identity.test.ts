@@ -132,4 +132,75 @@ describe('captureSnapshot: workload identity', () => {
       expect(findings.find((f) => f.subject === source)?.detail).toContain(permission);
     },
   );
+
+  describe("the cluster's own IAM OIDC provider: its client IDs", () => {
+    const OWN = 'arn:aws:iam::111122223333:oidc-provider/oidc.eks.eu-west-1.amazonaws.com/id/PROD';
+    const OTHER = 'arn:aws:iam::111122223333:oidc-provider/oidc.eks.eu-west-1.amazonaws.com/id/BLUE';
+
+    it('reads GetOpenIDConnectProvider for that provider only, whatever the number of providers', async () => {
+      sandbox.oidcProviders.push(OTHER);
+      try {
+        const s = await capture('irsa');
+        expect(s.oidcProviders).toEqual({
+          status: 'ok',
+          data: [
+            { arn: OWN, url: 'oidc.eks.eu-west-1.amazonaws.com/id/PROD', clientIds: ['sts.amazonaws.com'] },
+            { arn: OTHER, url: 'oidc.eks.eu-west-1.amazonaws.com/id/BLUE' },
+          ],
+        });
+        expect(callsOf(sandbox, 'iam', 'GetOpenIDConnectProvider')).toHaveLength(1);
+      } finally {
+        sandbox.oidcProviders.splice(sandbox.oidcProviders.indexOf(OTHER), 1);
+      }
+    });
+
+    it('sees a provider that lost sts.amazonaws.com, and irsa/oidc-provider-missing says the tokens are refused', async () => {
+      sandbox.oidcProviderClientIds.set(OWN, ['sts.amazon.com']);
+      try {
+        const s = await capture('irsa');
+        expect(s.oidcProviders).toMatchObject({
+          status: 'ok',
+          data: [{ arn: OWN, clientIds: ['sts.amazon.com'] }],
+        });
+        const [f, ...rest] = assessSnapshot(s).filter((x) => x.ruleId === 'irsa/oidc-provider-missing');
+        expect(rest).toEqual([]);
+        expect(f).toMatchObject({ severity: 'high', subject: OWN });
+        expect(f?.blastRadius?.serviceAccounts).toEqual(['payments/api']);
+      } finally {
+        sandbox.oidcProviderClientIds.delete(OWN);
+      }
+    });
+
+    it('a provider deleted between the list and the get (NoSuchEntity) is no provider', async () => {
+      sandbox.faults.inject({
+        service: 'iam',
+        operation: 'GetOpenIDConnectProvider',
+        status: 404,
+        code: 'NoSuchEntity',
+      });
+      const s = await capture('irsa');
+      expect(s.oidcProviders).toEqual({ status: 'ok', data: [] });
+      expect(assessSnapshot(s).map((f) => f.ruleId)).toContain('irsa/oidc-provider-missing');
+    });
+
+    it('a 403 on GetOpenIDConnectProvider leaves oidcProviders an error naming the permission, and no IRSA finding', async () => {
+      sandbox.faults.inject({
+        service: 'iam',
+        operation: 'GetOpenIDConnectProvider',
+        status: 403,
+        code: 'AccessDenied',
+      });
+      const s = await capture('irsa');
+      expect(s.oidcProviders).toMatchObject({
+        status: 'error',
+        error: expect.stringContaining('iam:GetOpenIDConnectProvider'),
+      });
+      const findings = assessSnapshot(s);
+      expect(
+        findings.find((f) => f.ruleId === 'monitor/source-unavailable' && f.subject === 'oidcProviders')
+          ?.detail,
+      ).toContain('iam:GetOpenIDConnectProvider');
+      expect(findings.filter((f) => /^(irsa|pod-identity|workload-identity)\//.test(f.ruleId))).toEqual([]);
+    });
+  });
 });

@@ -89,6 +89,13 @@ describe('workload-identity rules through sandbox + snapshot + assess', () => {
     },
   );
 
+  it("irsa/oidc-provider-missing also fires when the provider exists without the tokens' audience", async () => {
+    const findings = await liveAssess('wi-irsa-oidc-provider-missing-audience');
+    const wi = findings.filter((f) => WI.test(f.ruleId));
+    expect(wi.map((f) => f.ruleId)).toEqual(['irsa/oidc-provider-missing']);
+    expect(wi[0]?.detail).toContain('lists only sts.amazon.com');
+  });
+
   it.each(['wi-healthy-pod-identity', 'wi-healthy-irsa'])(
     '%s yields no workload-identity finding',
     async (name) => {
@@ -149,6 +156,14 @@ describe('an unreadable workload-identity source (403) through the live path', (
       'AccessDenied',
       'nodeRolePermissions',
       'iam:SimulatePrincipalPolicy',
+    ],
+    [
+      'wi-irsa-oidc-provider-missing-audience',
+      'iam',
+      'GetOpenIDConnectProvider',
+      'AccessDenied',
+      'oidcProviders',
+      'iam:GetOpenIDConnectProvider',
     ],
     [
       'wi-pod-identity-service-account-missing',

@@ -95,7 +95,9 @@ export function podIdentitySnapshot(o: WorkloadOptions = {}): ClusterSnapshot {
 }
 
 /** A healthy IRSA cluster: provider registered, the role trusts this issuer for apps/web. */
-export function irsaSnapshot(o: WorkloadOptions & { providers?: string[] } = {}): ClusterSnapshot {
+export function irsaSnapshot(
+  o: WorkloadOptions & { providers?: string[]; clientIds?: string[] | null } = {},
+): ClusterSnapshot {
   const s = buildSnapshot({ mode: 'API_AND_CONFIG_MAP', ...o });
   return {
     ...s,
@@ -108,7 +110,8 @@ export function irsaSnapshot(o: WorkloadOptions & { providers?: string[] } = {})
       data: (o.providers ?? [ISSUER_PATH]).map((url) => ({
         arn: `arn:aws:iam::${ACCOUNT}:oidc-provider/${url}`,
         url,
-        clientIds: ['sts.amazonaws.com'],
+        // null: not read (a snapshot from before GetOpenIDConnectProvider was captured).
+        ...(o.clientIds === null ? {} : { clientIds: o.clientIds ?? ['sts.amazonaws.com'] }),
       })),
     },
     serviceAccounts: {

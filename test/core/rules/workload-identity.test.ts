@@ -294,4 +294,75 @@ describe('IRSA rules', () => {
     const s = irsaSnapshot({ providers: [], serviceAccounts: [{ namespace: 'apps', name: 'web' }] });
     expect(workload(assessSnapshot(s))).toEqual([]);
   });
+
+  describe("irsa/oidc-provider-missing: the provider exists but does not list the tokens' audience", () => {
+    const audienceFindings = (s: ClusterSnapshot) => of(assessSnapshot(s), 'irsa/oidc-provider-missing');
+    /** A trust for apps/web whose `aud` condition is `aud` (as written: string, pattern or variable). */
+    const trustWithAud = (operator: string, aud: string) =>
+      JSON.stringify({
+        Statement: [
+          {
+            Effect: 'Allow',
+            Principal: { Federated: PROVIDER_ARN },
+            Action: 'sts:AssumeRoleWithWebIdentity',
+            Condition: {
+              StringEquals: { [`${ISSUER_PATH}:sub`]: 'system:serviceaccount:apps:web' },
+              [operator]: { [`${ISSUER_PATH}:aud`]: aud },
+            },
+          },
+        ],
+      });
+
+    it('fires (high) when the client IDs lack sts.amazonaws.com, naming the provider, the service accounts and the fix', () => {
+      const [f, ...rest] = audienceFindings(irsaSnapshot({ clientIds: ['sigstore'] }));
+      expect(rest).toEqual([]);
+      expect(f?.severity).toBe('high');
+      expect(f?.subject).toBe(PROVIDER_ARN);
+      expect(f?.title).toContain('does not list sts.amazonaws.com');
+      expect(f?.detail).toContain('lists only sigstore');
+      expect(f?.blastRadius?.serviceAccounts).toEqual(['apps/web']);
+      expect(f?.remediation?.awsCli).toContain('add-client-id-to-open-id-connect-provider');
+      expect(f?.remediation?.awsCli).toContain('sts.amazonaws.com');
+      expect(f?.remediation?.terraform).toMatch(
+        /client_id_list\s*=\s*\[\s*"sigstore",\s*"sts\.amazonaws\.com"\s*\]/,
+      );
+      // Not the "no provider" finding: its fingerprint differs.
+      const [missing] = audienceFindings(
+        irsaSnapshot({ providers: ['oidc.eks.eu-west-1.amazonaws.com/id/BLUE'] }),
+      );
+      expect(missing?.fingerprint).not.toBe(f?.fingerprint);
+    });
+
+    it('fires on an empty client-ID list too', () => {
+      expect(audienceFindings(irsaSnapshot({ clientIds: [] }))[0]?.detail).toContain('lists no client ID');
+    });
+
+    it('stays silent when sts.amazonaws.com is listed, or the client IDs were not read (an older snapshot)', () => {
+      expect(audienceFindings(irsaSnapshot({ clientIds: ['sigstore', 'sts.amazonaws.com'] }))).toEqual([]);
+      expect(audienceFindings(irsaSnapshot({ clientIds: null }))).toEqual([]);
+    });
+
+    it('stays silent when the trust expects a custom audience the provider lists', () => {
+      const roles = [role(IRSA_ROLE, trustWithAud('StringEquals', 'my-audience'))];
+      expect(audienceFindings(irsaSnapshot({ roles, clientIds: ['my-audience'] }))).toEqual([]);
+      // StringLike patterns are matched against the listed client IDs as well.
+      const like = [role(IRSA_ROLE, trustWithAud('StringLike', 'my-*'))];
+      expect(audienceFindings(irsaSnapshot({ roles: like, clientIds: ['my-audience'] }))).toEqual([]);
+    });
+
+    it('leaves a trust that refuses the default audience too to irsa/trust-missing-cluster-issuer', () => {
+      const roles = [role(IRSA_ROLE, trustWithAud('StringEquals', 'other'))];
+      const findings = assessSnapshot(irsaSnapshot({ roles, clientIds: ['sigstore'] }));
+      expect(of(findings, 'irsa/oidc-provider-missing')).toEqual([]);
+      expect(of(findings, 'irsa/trust-missing-cluster-issuer')).toHaveLength(1);
+    });
+
+    it('says "could not evaluate" (medium) when the audience condition cannot be decided, never a certain finding', () => {
+      const roles = [role(IRSA_ROLE, trustWithAud('StringEquals', '${aws:PrincipalTag/aud}'))];
+      const [f, ...rest] = audienceFindings(irsaSnapshot({ roles, clientIds: ['sigstore'] }));
+      expect(rest).toEqual([]);
+      expect(f?.severity).toBe('medium');
+      expect(f?.title).toMatch(/^Could not evaluate/);
+    });
+  });
 });
