@@ -358,6 +358,7 @@ describe('IRSA rules', () => {
     });
 
     it('says "could not evaluate" (medium) when the audience condition cannot be decided, never a certain finding', () => {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: an IAM policy variable, not a template
       const roles = [role(IRSA_ROLE, trustWithAud('StringEquals', '${aws:PrincipalTag/aud}'))];
       const [f, ...rest] = audienceFindings(irsaSnapshot({ roles, clientIds: ['sigstore'] }));
       expect(rest).toEqual([]);
