@@ -103,9 +103,18 @@ export function podIdentityRequest(s: ClusterSnapshot, action: string): TrustReq
   };
 }
 
-/** The association's role chains into `targetRoleArn`: the target must trust the role. */
+/**
+ * The association's role chains into `targetRoleArn`: the target must trust the role. EKS makes
+ * the call with the role's session, so `aws:PrincipalArn` is the role's ARN (the condition the
+ * EKS user guide's target-role trust uses); the session tags (`aws:RequestTag/…`) are per
+ * association and stay unknown.
+ */
 export function roleChainRequest(sourceRoleArn: string, action: string): TrustRequest {
-  return { principal: { type: 'AWS', id: sourceRoleArn }, action, context: {} };
+  return {
+    principal: { type: 'AWS', id: sourceRoleArn },
+    action,
+    context: { 'aws:PrincipalArn': { present: [sourceRoleArn] } },
+  };
 }
 
 /** `oidc.eks.<region>.amazonaws.com/id/<ID>`: the issuer as IAM names it (no scheme, no trailing slash). */

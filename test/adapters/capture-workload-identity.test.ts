@@ -203,4 +203,27 @@ describe('captureSnapshot: workload identity', () => {
       expect(findings.filter((f) => /^(irsa|pod-identity|workload-identity)\//.test(f.ruleId))).toEqual([]);
     });
   });
+
+  it('does not read a cross-account targetRoleArn, and says its trust was not evaluated', async () => {
+    const target = 'arn:aws:iam::444455556666:role/payments-s3-writer';
+    const cluster = sandbox.cluster('prod', REGION);
+    const before = cluster.podIdentityAssociations.map((x) => ({ ...x }));
+    cluster.podIdentityAssociations = before.map((x) => ({ ...x, targetRoleArn: target }));
+    try {
+      const s = await capture('prod');
+      expect(s.podIdentityAssociations).toMatchObject({ status: 'ok', data: [{ targetRoleArn: target }] });
+      // GetRole with the monitor's credentials would look in the wrong account.
+      if (s.iamRoles.status !== 'ok') throw new Error(s.iamRoles.status);
+      expect(s.iamRoles.data.map((r) => r.arn)).not.toContain(target);
+      const findings = assessSnapshot(s);
+      expect(findings.filter((f) => f.ruleId === 'pod-identity/role-not-found')).toEqual([]);
+      expect(
+        findings
+          .filter((f) => f.ruleId === 'pod-identity/role-trust-missing')
+          .map((f) => [f.subject, f.severity]),
+      ).toEqual([[target, 'medium']]);
+    } finally {
+      cluster.podIdentityAssociations = before;
+    }
+  });
 });

@@ -107,6 +107,69 @@ describe('pod-identity/role-trust-missing', () => {
     expect(f?.title).toContain(APP_ROLE);
   });
 
+  describe('a targetRoleArn in another account (role chaining)', () => {
+    const target = 'arn:aws:iam::444455556666:role/cross';
+    const chained = (roles = [role(APP_ROLE, podIdentityTrust())]) =>
+      podIdentitySnapshot({ associations: [association({ targetRoleArn: target })], roles });
+
+    it('is not evaluated: one medium "Could not evaluate" naming the account, never role-not-found', () => {
+      const findings = assessSnapshot(chained());
+      expect(of(findings, 'pod-identity/role-not-found')).toEqual([]);
+      const [f, ...rest] = of(findings, 'pod-identity/role-trust-missing');
+      expect(rest).toEqual([]);
+      expect(f?.severity).toBe('medium');
+      expect(f?.subject).toBe(target);
+      expect(f?.title).toBe(
+        `Could not evaluate whether ${target} trusts ${APP_ROLE}: the role is in account 444455556666, outside this monitor's account ${ACCOUNT}`,
+      );
+      expect(f?.blastRadius?.serviceAccounts).toEqual(['apps/reader']);
+      // The statement to add in that account; no CLI (its current trust, which the CLI replaces, is unknown).
+      expect(f?.remediation?.awsCli).toBeUndefined();
+      expect(JSON.parse(f?.remediation?.trustPolicyJson ?? '{}').Statement[0]).toEqual({
+        Effect: 'Allow',
+        Principal: { AWS: APP_ROLE },
+        Action: ['sts:AssumeRole', 'sts:TagSession'],
+      });
+    });
+
+    it('still checks the association role: it must trust pods.eks.amazonaws.com', () => {
+      const findings = of(
+        assessSnapshot(chained([role(APP_ROLE, podIdentityTrust(['sts:AssumeRole']))])),
+        'pod-identity/role-trust-missing',
+      );
+      expect(findings.map((f) => [f.subject, f.severity])).toEqual([
+        [APP_ROLE, 'high'],
+        [target, 'medium'],
+      ]);
+    });
+  });
+
+  it('evaluates a same-account target whose trust names the account and aws:PrincipalArn (the EKS guide form)', () => {
+    const target = `arn:aws:iam::${ACCOUNT}:role/chained`;
+    const guideTrust = (principalArn: string) =>
+      JSON.stringify({
+        Statement: [
+          {
+            Effect: 'Allow',
+            Principal: { AWS: `arn:aws:iam::${ACCOUNT}:root` },
+            Action: ['sts:AssumeRole', 'sts:TagSession'],
+            Condition: { ArnEquals: { 'aws:PrincipalARN': principalArn } },
+          },
+        ],
+      });
+    const snapshot = (trust: string) =>
+      podIdentitySnapshot({
+        associations: [association({ targetRoleArn: target })],
+        roles: [role(APP_ROLE, podIdentityTrust()), role(target, trust)],
+      });
+    expect(of(assessSnapshot(snapshot(guideTrust(APP_ROLE))), 'pod-identity/role-trust-missing')).toEqual([]);
+    const [f] = of(
+      assessSnapshot(snapshot(guideTrust(`arn:aws:iam::${ACCOUNT}:role/someone-else`))),
+      'pod-identity/role-trust-missing',
+    );
+    expect(f).toMatchObject({ severity: 'high', subject: target });
+  });
+
   it('does not depend on the order of associations', () => {
     const associations = [
       association(),
