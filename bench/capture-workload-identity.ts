@@ -3,7 +3,9 @@
  * service accounts over 200 distinct roles, captured through the real adapters against the
  * sandbox (20 ms a call), against the same cluster without workload identity in the same run.
  * The point is proportionality: each role is read once per capture (GetRole = 200 + the node
- * role), whoever uses it, and the association describes are bounded like access entries.
+ * role), whoever uses it, and the association describes are bounded like access entries. The
+ * account has 50 IAM OIDC providers (other clusters'): only the cluster's own is read
+ * (GetOpenIDConnectProvider = 1).
  */
 import { readFileSync } from 'node:fs';
 import { startSandbox } from '../infra/sandbox/index.ts';
@@ -14,7 +16,7 @@ import type { ClusterSnapshot } from '../shared/core/model.ts';
 const ACCOUNT = '111122223333';
 const REGION = 'eu-west-1';
 const LATENCY_MS = 20;
-export const SHAPE = { associations: 500, irsaServiceAccounts: 500, roles: 200 } as const;
+export const SHAPE = { associations: 500, irsaServiceAccounts: 500, roles: 200, oidcProviders: 50 } as const;
 const role = (i: number) => `arn:aws:iam::${ACCOUNT}:role/wl-${String(i).padStart(3, '0')}`;
 
 function seed(): ClusterSnapshot {
@@ -47,6 +49,14 @@ export function workloadCluster(name: string): ClusterSnapshot {
       name: `irsa-${i}`,
       roleArnAnnotation: role((i * 7) % SHAPE.roles),
     })),
+  };
+  const issuerPath = (s.cluster.oidcIssuer ?? '').replace(/^https:\/\//, '');
+  s.oidcProviders = {
+    status: 'ok',
+    data: Array.from({ length: SHAPE.oidcProviders }, (_, i) => {
+      const url = i === 0 ? issuerPath : `oidc.eks.${REGION}.amazonaws.com/id/OTHER${i}`;
+      return { arn: `arn:aws:iam::${ACCOUNT}:oidc-provider/${url}`, url };
+    }),
   };
   const trust =
     '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"pods.eks.amazonaws.com"},"Action":["sts:AssumeRole","sts:TagSession"]}]}';
@@ -129,7 +139,7 @@ export function captureWorkloadIdentityMarkdown(r: WorkloadCaptureResult): strin
     ),
     '',
     base && wi
-      ? `Ratio with / without workload identity: ${(wi.ms / base.ms).toFixed(1)}× wall time, ${(Object.values(wi.calls).reduce((a, b) => a + b, 0) / Object.values(base.calls).reduce((a, b) => a + b, 0)).toFixed(1)}× calls. GetRole ${wi.calls['iam:GetRole'] ?? 0} = ${(wi.calls['iam:GetRole'] ?? 0) - (base.calls['iam:GetRole'] ?? 0)} workload roles (${SHAPE.roles} distinct) + the ${base.calls['iam:GetRole'] ?? 0} the cluster uses anyway: each role read once, not once per use (1,000 uses).`
+      ? `Ratio with / without workload identity: ${(wi.ms / base.ms).toFixed(1)}× wall time, ${(Object.values(wi.calls).reduce((a, b) => a + b, 0) / Object.values(base.calls).reduce((a, b) => a + b, 0)).toFixed(1)}× calls. GetRole ${wi.calls['iam:GetRole'] ?? 0} = ${(wi.calls['iam:GetRole'] ?? 0) - (base.calls['iam:GetRole'] ?? 0)} workload roles (${SHAPE.roles} distinct) + the ${base.calls['iam:GetRole'] ?? 0} the cluster uses anyway: each role read once, not once per use (1,000 uses). GetOpenIDConnectProvider ${wi.calls['iam:GetOpenIDConnectProvider'] ?? 0} of the ${SHAPE.oidcProviders} providers listed: the cluster's own only.`
       : '',
   ];
   return lines.join('\n');
