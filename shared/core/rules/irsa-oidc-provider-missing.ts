@@ -1,6 +1,7 @@
 import type { Analysis } from '../analysis.ts';
 import { evaluateTrustPolicy } from '../iam-policy/evaluate.ts';
 import type { OidcProvider, ServiceAccount } from '../model.ts';
+import type { HclItem } from '../quote/hcl.ts';
 import { str } from '../remediation.ts';
 import {
   findOidcProvider,
@@ -56,18 +57,7 @@ export const irsaOidcProviderMissing: Rule = {
               ],
             },
           ],
-          terraform: {
-            hcl: [
-              {
-                block: 'resource',
-                labels: ['aws_iam_openid_connect_provider', 'cluster'],
-                body: [
-                  { name: 'url', value: str(url) },
-                  { name: 'client_id_list', value: { list: [IRSA_AUDIENCE] } },
-                ],
-              },
-            ],
-          },
+          terraform: providerTerraform(url, [IRSA_AUDIENCE]),
         },
       },
     ];
@@ -152,19 +142,24 @@ function audienceNotListed(
             ],
           },
         ],
-        terraform: {
-          hcl: [
-            {
-              block: 'resource',
-              labels: ['aws_iam_openid_connect_provider', 'cluster'],
-              body: [
-                { name: 'url', value: str(issuer.trim()) },
-                { name: 'client_id_list', value: { list: [...new Set([...clientIds, IRSA_AUDIENCE])] } },
-              ],
-            },
-          ],
-        },
+        terraform: providerTerraform(issuer.trim(), [...new Set([...clientIds, IRSA_AUDIENCE])]),
       },
     },
   ];
+}
+
+/** The `aws_iam_openid_connect_provider` resource for the issuer with these client IDs. */
+function providerTerraform(url: string, clientIds: readonly string[]): { hcl: HclItem[] } {
+  return {
+    hcl: [
+      {
+        block: 'resource',
+        labels: ['aws_iam_openid_connect_provider', 'cluster'],
+        body: [
+          { name: 'url', value: str(url) },
+          { name: 'client_id_list', value: { list: clientIds } },
+        ],
+      },
+    ],
+  };
 }
