@@ -202,8 +202,9 @@ describe('serverless package (offline)', () => {
       });
     expect(outside).toEqual([]);
     for (const { statement } of roleStatements()) {
-      // The one Deny narrows iam:GetRole to this account's roles (asserted below).
-      if (statement.Sid === 'GetRoleOfThisAccountOnly') continue;
+      // The Denies narrow iam:GetRole and iam:GetOpenIDConnectProvider to this account (asserted below).
+      if (statement.Sid === 'GetRoleOfThisAccountOnly' || statement.Sid === 'OidcProviderOfThisAccountOnly')
+        continue;
       expect(statement.Effect).toBe('Allow');
       for (const a of actionsOf(statement)) expect(a).not.toContain('*');
     }
@@ -256,6 +257,17 @@ describe('serverless package (offline)', () => {
       expect(deny?.statement.NotResource, role).toEqual({
         // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub, not a template
         'Fn::Sub': 'arn:${AWS::Partition}:iam::${AWS::AccountId}:role/*',
+      });
+      // The cluster's IAM OIDC provider is read in this account only too.
+      const oidc = statements.find(
+        (s) =>
+          s.role === role &&
+          s.statement.Effect === 'Deny' &&
+          actionsOf(s.statement).includes('iam:GetOpenIDConnectProvider'),
+      );
+      expect(oidc?.statement.NotResource, role).toEqual({
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub, not a template
+        'Fn::Sub': 'arn:${AWS::Partition}:iam::${AWS::AccountId}:oidc-provider/*',
       });
     }
   });
