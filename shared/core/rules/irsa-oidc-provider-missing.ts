@@ -109,7 +109,10 @@ function audienceNotListed(
   if (failing.length === 0) return [];
   const certain = broken.length > 0;
   const names = failing.map((j) => saLabel(j.sa.namespace, j.sa.name)).sort();
-  const listed = clientIds.length === 0 ? 'no client ID' : `only ${clientIds.join(', ')}`;
+  // IAM allows 100 client IDs of 255 characters: the detail names the first few.
+  const shown =
+    clientIds.slice(0, 5).join(', ') + (clientIds.length > 5 ? ` and ${clientIds.length - 5} more` : '');
+  const listed = clientIds.length === 0 ? 'no client ID' : `only ${shown}`;
   return [
     {
       severity: certain ? 'high' : 'medium',

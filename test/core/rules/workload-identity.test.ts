@@ -396,6 +396,13 @@ describe('IRSA rules', () => {
       expect(missing?.fingerprint).not.toBe(f?.fingerprint);
     });
 
+    it('names the first five client IDs only (IAM allows 100)', () => {
+      const clientIds = Array.from({ length: 7 }, (_, i) => `aud-${i}`);
+      const [f] = audienceFindings(irsaSnapshot({ clientIds }));
+      expect(f?.detail).toContain('lists only aud-0, aud-1, aud-2, aud-3, aud-4 and 2 more.');
+      expect(f?.evidence?.clientIds).toEqual(clientIds);
+    });
+
     it('fires on an empty client-ID list too', () => {
       expect(audienceFindings(irsaSnapshot({ clientIds: [] }))[0]?.detail).toContain('lists no client ID');
     });
