@@ -137,6 +137,7 @@ const deleteOpenIdConnectProvider: IamWriteHandler = (ctx) => {
     throw new QueryError(404, 'NoSuchEntity', `OpenIDConnect Provider not found for arn ${arn}`);
   }
   providers.splice(index, 1);
+  ctx.runtime.world.oidcProviderClientIds.delete(arn);
   ctx.runtime.world.log(`IAM: OIDC provider ${arn} deleted`);
   return done(ctx, 'DeleteOpenIDConnectProvider', { openIDConnectProviderArn: arn });
 };
