@@ -44,7 +44,7 @@ function awsAuthUpdate(mapRoles: string): Rc {
 }
 
 /** A typical large plan: one aws-auth update, 60 access-entry and 4 node-group changes, the rest other resources. */
-function typicalPlan(mapRoles: string): unknown {
+export function typicalPlan(mapRoles: string): unknown {
   const changes: Rc[] = [awsAuthUpdate(mapRoles)];
   for (let i = 0; i < 40; i++)
     changes.push(
@@ -90,7 +90,7 @@ function typicalPlan(mapRoles: string): unknown {
 }
 
 /** Every change auth-relevant: 1,999 access-entry creates and deletes plus the aws-auth update. */
-function worstPlan(mapRoles: string): unknown {
+export function worstPlan(mapRoles: string): unknown {
   const changes: Rc[] = [awsAuthUpdate(mapRoles)];
   for (let i = 0; changes.length < CHANGES; i++) {
     changes.push(

@@ -12,7 +12,7 @@ import {
   clusterRefOf,
   type IamRole,
 } from './model.ts';
-import { principalKey } from './principal.ts';
+import { principalKey, withPrincipalKeyMemo } from './principal.ts';
 import { type AccessIndex, buildAccessIndex, type Resolution, resolveAccess } from './resolve.ts';
 
 export interface DeadEntry {
@@ -61,17 +61,50 @@ function findDeadEntries(entries: AccessEntry[] | undefined, roles: Map<string, 
 let analysed: WeakMap<ClusterSnapshot, Analysis> | undefined;
 
 /**
- * Runs one evaluation (a plan's steps) with its analyses and aws-auth parses remembered: the
- * state before is analysed once, a state an unchanged aws-auth passes through is not re-parsed.
- * The snapshots handed to it and made inside it must not be edited in place while it runs.
+ * Consumer inventories made inside `withEvaluationMemo`, by the four lists they are built from: a
+ * plan's states share them (a simulated change replaces only the lists it changes), so a state
+ * whose compute did not change does not re-key its 5,000 nodes.
+ */
+interface ConsumerSource {
+  nodegroups: ClusterSnapshot['nodegroups'];
+  fargateProfiles: ClusterSnapshot['fargateProfiles'];
+  karpenterNodeClasses: ClusterSnapshot['karpenterNodeClasses'] | undefined;
+  compute: ClusterSnapshot['compute'];
+}
+let inventories: Array<{ from: ConsumerSource; consumers: ConsumerInventory }> | undefined;
+
+function consumersOf(snapshot: ClusterSnapshot): ConsumerInventory {
+  if (inventories === undefined) return buildConsumers(snapshot);
+  const known = inventories.find(
+    ({ from }) =>
+      from.nodegroups === snapshot.nodegroups &&
+      from.fargateProfiles === snapshot.fargateProfiles &&
+      from.karpenterNodeClasses === snapshot.karpenterNodeClasses &&
+      from.compute === snapshot.compute,
+  );
+  if (known !== undefined) return known.consumers;
+  const consumers = buildConsumers(snapshot);
+  const { nodegroups, fargateProfiles, karpenterNodeClasses, compute } = snapshot;
+  inventories.unshift({ from: { nodegroups, fargateProfiles, karpenterNodeClasses, compute }, consumers });
+  if (inventories.length > 4) inventories.pop();
+  return consumers;
+}
+
+/**
+ * Runs one evaluation (a plan's steps) with its analyses, aws-auth parses, consumer inventories
+ * and principal keys remembered: the state before is analysed once, a state an unchanged aws-auth
+ * passes through is not re-parsed. The snapshots handed to it and made inside it must not be
+ * edited in place while it runs.
  */
 export function withEvaluationMemo<T>(fn: () => T): T {
   if (analysed !== undefined) return fn();
   analysed = new WeakMap();
+  inventories = [];
   try {
-    return withAwsAuthMemo(fn);
+    return withPrincipalKeyMemo(() => withAwsAuthMemo(fn));
   } finally {
     analysed = undefined;
+    inventories = undefined;
   }
 }
 
@@ -105,7 +138,7 @@ function analyze(snapshot: ClusterSnapshot): Analysis {
     ...(awsAuth ? { awsAuth } : {}),
     ...(accessEntries ? { accessEntries } : {}),
     index,
-    consumers: buildConsumers(snapshot),
+    consumers: consumersOf(snapshot),
     ...(roles ? { roles } : {}),
     deadEntries,
     resolve: (arn: string) => resolveAccess(index, arn),

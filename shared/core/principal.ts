@@ -54,6 +54,28 @@ export function roleArnHasPath(arn: string): boolean {
  * Users keep their path (STS returns it for users). Unparseable input is lower-cased as is.
  */
 export function principalKey(arn: string): string {
+  const known = keyMemo?.get(arn);
+  if (known !== undefined) return known;
+  const key = computePrincipalKey(arn);
+  keyMemo?.set(arn, key);
+  return key;
+}
+
+/** principalKey results inside `withPrincipalKeyMemo`: one plan evaluation keys the same ARNs many times. */
+let keyMemo: Map<string, string> | undefined;
+
+/** Runs `fn` with principalKey remembered (nested calls share the outer memo); emptied afterwards. */
+export function withPrincipalKeyMemo<T>(fn: () => T): T {
+  if (keyMemo !== undefined) return fn();
+  keyMemo = new Map();
+  try {
+    return fn();
+  } finally {
+    keyMemo = undefined;
+  }
+}
+
+function computePrincipalKey(arn: string): string {
   const p = parseArn(arn);
   if (!p) return arn.trim().toLowerCase();
   const role = roleNameOf(arn);

@@ -57,13 +57,12 @@ function stripLocation(m: RoleMapping): Omit<RoleMapping, 'location'> {
   return rest;
 }
 
+type Roles = Array<Omit<RoleMapping, 'location'>>;
+
 /** mapRoles re-encoded unchanged, per parse (a plan's node-group steps re-add roles already mapped). */
 const unchangedEncoding = new WeakMap<ParsedAwsAuth, ReturnType<typeof encodeAwsAuth>>();
 
-function reencoded(
-  parsed: ParsedAwsAuth,
-  roles: Array<Omit<RoleMapping, 'location'>>,
-): ReturnType<typeof encodeAwsAuth> {
+function reencoded(parsed: ParsedAwsAuth, roles: Roles): ReturnType<typeof encodeAwsAuth> {
   const known = unchangedEncoding.get(parsed);
   if (known !== undefined) return known;
   const encoded = encodeAwsAuth({ roles, users: [], accounts: [] });
@@ -71,21 +70,70 @@ function reencoded(
   return encoded;
 }
 
-/** Rewrite mapRoles of an ok aws-auth source. Returns false when aws-auth cannot be edited. */
-function editMapRoles(
-  s: ClusterSnapshot,
-  edit: (roles: Array<Omit<RoleMapping, 'location'>>) => Array<Omit<RoleMapping, 'location'>>,
-): boolean {
-  if (s.awsAuth.status !== 'ok') return false;
-  const parsed = parseAwsAuthShared(s.awsAuth.data.data);
-  if (parsed.keyStatus.mapRoles === 'failed') return false;
-  const unchanged = parsed.roles.map(stripLocation);
-  const roles = edit(unchanged);
+/**
+ * mapRoles held decoded across consecutive simulated changes (a plan's node-group and Fargate
+ * steps, preapply/simulate-steps.ts): each `editMapRoles` edits `roles` where it would parse the
+ * text and encode the result, and `settleMapRoles` encodes once at the end. The same text comes
+ * out: decoding what `encodeAwsAuth` wrote gives back the same roles (the encode/parse property
+ * test), so a chain of parse-edit-encode ends in the encoding of the last edit's roles. Until
+ * settled, the draft's snapshot carries the mapRoles text from before the first edit.
+ */
+export interface MapRolesDraft {
+  /** The parse the first edit read, and the roles the last edit left (undefined before the first). */
+  from?: { parsed: ParsedAwsAuth; unchanged: Roles };
+  roles?: Roles;
+}
+
+/** Writes the draft's roles into mapRoles of `s` (a copy), as the last edit would have. */
+export function settleMapRoles(s: ClusterSnapshot, draft: MapRolesDraft): ClusterSnapshot {
+  const { roles, from } = draft;
+  if (roles === undefined || from === undefined || s.awsAuth.status !== 'ok') return s;
+  return {
+    ...s,
+    awsAuth: {
+      status: 'ok',
+      data: { ...s.awsAuth.data, data: withMapRoles(s.awsAuth.data.data, roles, from) },
+    },
+  };
+}
+
+function withMapRoles(
+  current: Record<string, string>,
+  roles: Roles,
+  from: NonNullable<MapRolesDraft['from']>,
+): Record<string, string> {
   const encoded =
-    roles === unchanged ? reencoded(parsed, roles) : encodeAwsAuth({ roles, users: [], accounts: [] });
-  const data = { ...s.awsAuth.data.data };
+    roles === from.unchanged
+      ? reencoded(from.parsed, roles)
+      : encodeAwsAuth({ roles, users: [], accounts: [] });
+  const data = { ...current };
   if (encoded.mapRoles !== undefined && roles.length > 0) data.mapRoles = encoded.mapRoles;
   else delete data.mapRoles;
+  return data;
+}
+
+/**
+ * Rewrite mapRoles of an ok aws-auth source (into `draft` when given, the text left as it was).
+ * Returns false when aws-auth cannot be edited.
+ */
+function editMapRoles(s: ClusterSnapshot, edit: (roles: Roles) => Roles, draft?: MapRolesDraft): boolean {
+  if (s.awsAuth.status !== 'ok') return false;
+  let from = draft?.from;
+  let current = draft?.roles;
+  if (from === undefined || current === undefined) {
+    const parsed = parseAwsAuthShared(s.awsAuth.data.data);
+    if (parsed.keyStatus.mapRoles === 'failed') return false;
+    current = parsed.roles.map(stripLocation);
+    from = { parsed, unchanged: current };
+  }
+  const roles = edit(current);
+  let data = s.awsAuth.data.data;
+  if (draft !== undefined) {
+    draft.from = from;
+    draft.roles = roles;
+  } else {
+    data = withMapRoles(data, roles, from);
+  }
   s.awsAuth = {
     status: 'ok',
     data: {
@@ -100,13 +148,20 @@ function editMapRoles(
   return true;
 }
 
-function addAwsAuthEntry(s: ClusterSnapshot, mapping: Omit<RoleMapping, 'location'>): boolean {
+function addAwsAuthEntry(
+  s: ClusterSnapshot,
+  mapping: Omit<RoleMapping, 'location'>,
+  draft: MapRolesDraft | undefined,
+): boolean {
   if (s.awsAuth.status === 'absent') {
     s.awsAuth = { status: 'ok', data: { data: {}, managedFields: [] } };
   }
   const key = principalKey(mapping.rolearn ?? '');
-  return editMapRoles(s, (roles) =>
-    roles.some((r) => r.rolearn && r.rolearn.toLowerCase() === key) ? roles : [...roles, mapping],
+  return editMapRoles(
+    s,
+    (roles) =>
+      roles.some((r) => r.rolearn && r.rolearn.toLowerCase() === key) ? roles : [...roles, mapping],
+    draft,
   );
 }
 
@@ -119,7 +174,11 @@ function addAccessEntry(s: ClusterSnapshot, entry: AccessEntry): boolean {
   return true;
 }
 
-export function simulateChange(snapshot: ClusterSnapshot, change: Change): Simulation {
+/**
+ * Applies `change` to a copy of `snapshot`. With `draft`, its mapRoles edits go into the draft
+ * (see `MapRolesDraft`), which must then be settled before the result's aws-auth is read.
+ */
+export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?: MapRolesDraft): Simulation {
   // A shallow copy: every case below replaces the top-level fields it changes, never edits inside
   // them, so the 5,000-node lists etc. are shared with `snapshot` instead of copied per change.
   const s: ClusterSnapshot = { ...snapshot };
@@ -167,12 +226,15 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change): Simul
       } else if (mode !== 'API') {
         const key = principalKey(roleArn);
         let count = 0;
-        const edited = editMapRoles(s, (roles) =>
-          roles.filter((r) => {
-            const hit = !!r.rolearn && principalKey(r.rolearn) === key;
-            if (hit) count++;
-            return !hit;
-          }),
+        const edited = editMapRoles(
+          s,
+          (roles) =>
+            roles.filter((r) => {
+              const hit = !!r.rolearn && principalKey(r.rolearn) === key;
+              if (hit) count++;
+              return !hit;
+            }),
+          draft,
         );
         if (edited && count > 0) {
           removed.push(key);
@@ -207,11 +269,15 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change): Simul
       };
       if (
         mode !== 'API' &&
-        addAwsAuthEntry(s, {
-          rolearn: roleArnWithoutPath(change.nodeRole),
-          username: NODE_USERNAME,
-          groups: windows ? [...WINDOWS_NODE_GROUPS] : [...NODE_GROUPS],
-        })
+        addAwsAuthEntry(
+          s,
+          {
+            rolearn: roleArnWithoutPath(change.nodeRole),
+            username: NODE_USERNAME,
+            groups: windows ? [...WINDOWS_NODE_GROUPS] : [...NODE_GROUPS],
+          },
+          draft,
+        )
       ) {
         effect(`EKS adds ${change.nodeRole} to aws-auth mapRoles`);
       }
@@ -244,11 +310,15 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change): Simul
       };
       if (
         mode !== 'API' &&
-        addAwsAuthEntry(s, {
-          rolearn: roleArnWithoutPath(change.podExecutionRoleArn),
-          username: SESSION_NODE_USERNAME,
-          groups: [...FARGATE_GROUPS],
-        })
+        addAwsAuthEntry(
+          s,
+          {
+            rolearn: roleArnWithoutPath(change.podExecutionRoleArn),
+            username: SESSION_NODE_USERNAME,
+            groups: [...FARGATE_GROUPS],
+          },
+          draft,
+        )
       ) {
         effect(`EKS adds ${change.podExecutionRoleArn} to aws-auth mapRoles (system:node:{{SessionName}})`);
       }
@@ -295,12 +365,15 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change): Simul
         s.fargateProfiles.data.some((p) => principalKey(p.podExecutionRoleArn) === key);
       if (!othersUse) {
         let count = 0;
-        editMapRoles(s, (roles) =>
-          roles.filter((r) => {
-            const hit = !!r.rolearn && principalKey(r.rolearn) === key;
-            if (hit) count++;
-            return !hit;
-          }),
+        editMapRoles(
+          s,
+          (roles) =>
+            roles.filter((r) => {
+              const hit = !!r.rolearn && principalKey(r.rolearn) === key;
+              if (hit) count++;
+              return !hit;
+            }),
+          draft,
         );
         if (count > 0) {
           removed.push(key);

@@ -2,14 +2,17 @@
  * `parseAwsAuth` remembered, inside one evaluation (`withAwsAuthMemo`), for the last few distinct
  * `data` contents: a plan's steps and the analyses around them see the same 10k-entry mapRoles
  * many times over (each step's copy of the cluster, the states before and after), and the parse
- * is pure. Keyed by the content, not the object (every simulated step copies the record).
- * Outside an evaluation it is plain `parseAwsAuth`. Callers must not mutate the result.
+ * is pure. Keyed by the content, not the object (every simulated step copies the record): the
+ * same keys in the same order with the same values (`===`: strings by content, which V8 compares
+ * by pointer first, so no 1 MB key is built per look-up). Outside an evaluation it is plain
+ * `parseAwsAuth`. Callers must not mutate the result.
  */
 import type { ParsedAwsAuth } from './model.ts';
 import { parseAwsAuth } from './parse.ts';
 
 const SIZE = 4;
-let recent: Array<{ key: string; parsed: ParsedAwsAuth }> | undefined;
+type Entries = Array<[string, unknown]>;
+let recent: Array<{ entries: Entries; parsed: ParsedAwsAuth }> | undefined;
 
 /** Runs `fn` with the memo on (nested calls share the outer one); it is emptied afterwards. */
 export function withAwsAuthMemo<T>(fn: () => T): T {
@@ -22,19 +25,30 @@ export function withAwsAuthMemo<T>(fn: () => T): T {
   }
 }
 
-function contentKey(data: Record<string, string>): string | undefined {
+/** The record's own enumerable entries, or undefined when reading them throws (a hostile getter). */
+function entriesOf(data: Record<string, string>): Entries | undefined {
+  if (data === null || typeof data !== 'object') return undefined;
   try {
-    return JSON.stringify(Object.entries(data));
+    return Object.entries(data);
   } catch {
     return undefined;
   }
 }
 
+function sameEntries(a: Entries, b: Entries): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as [string, unknown];
+    const y = b[i] as [string, unknown];
+    if (x[0] !== y[0] || x[1] !== y[1]) return false;
+  }
+  return true;
+}
+
 export function parseAwsAuthShared(data: Record<string, string>): ParsedAwsAuth {
-  const key =
-    recent !== undefined && data !== null && typeof data === 'object' ? contentKey(data) : undefined;
-  if (recent === undefined || key === undefined) return parseAwsAuth(data);
-  const at = recent.findIndex((r) => r.key === key);
+  const entries = recent === undefined ? undefined : entriesOf(data);
+  if (recent === undefined || entries === undefined) return parseAwsAuth(data);
+  const at = recent.findIndex((r) => sameEntries(r.entries, entries));
   if (at >= 0) {
     const [hit] = recent.splice(at, 1);
     if (hit !== undefined) {
@@ -43,7 +57,7 @@ export function parseAwsAuthShared(data: Record<string, string>): ParsedAwsAuth 
     }
   }
   const parsed = parseAwsAuth(data);
-  recent.unshift({ key, parsed });
+  recent.unshift({ entries, parsed });
   if (recent.length > SIZE) recent.pop();
   return parsed;
 }

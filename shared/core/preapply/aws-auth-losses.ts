@@ -83,6 +83,9 @@ function compare(
   arn: string,
   failure: string | undefined,
 ): AwsAuthLoss | undefined {
+  if (now !== undefined && now.username === before.username && sameGroups(now.groups, before.groups))
+    return undefined;
+  // Only for a loss: a 10k-entry aws-auth that keeps its entries costs no consumer look-ups.
   const dataKey = before.location.dataKey;
   const eks = 'userarn' in before ? undefined : eksAddedFor(b, before);
   const base = {
@@ -96,7 +99,6 @@ function compare(
   if (now === undefined) {
     return { ...base, kind: 'unmapped', reason: failure ?? `the entry is not in the new ${dataKey}` };
   }
-  if (now.username === before.username && sameGroups(now.groups, before.groups)) return undefined;
   return {
     ...base,
     kind: 'changed',

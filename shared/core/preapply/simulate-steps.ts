@@ -13,7 +13,13 @@ import { assessSnapshot, sortFindings, whatIfChanges } from '../engine.ts';
 import type { AccessEntry, ClusterSnapshot, Finding, IamRole } from '../model.ts';
 import { severityRank } from '../model.ts';
 import { principalKey } from '../principal.ts';
-import { type SimulationEffect, SimulationError, simulateChange } from '../simulate.ts';
+import {
+  type MapRolesDraft,
+  type SimulationEffect,
+  SimulationError,
+  settleMapRoles,
+  simulateChange,
+} from '../simulate.ts';
 import type { StepAction } from '../terraform-plan/translate.ts';
 import {
   applyCreated,
@@ -270,12 +276,20 @@ class EntryBatch {
   }
 }
 
-/** Applies one step without evaluating anything; its effects go to `own`. */
-function applyStep(state: ClusterSnapshot, action: StepAction, own: SimulationEffect[]): ClusterSnapshot {
+/**
+ * Applies one step without evaluating anything; its effects go to `own`. A change's mapRoles edits
+ * go into `draft` when given (the caller settles it before anything reads aws-auth).
+ */
+function applyStep(
+  state: ClusterSnapshot,
+  action: StepAction,
+  own: SimulationEffect[],
+  draft?: MapRolesDraft,
+): ClusterSnapshot {
   switch (action.kind) {
     case 'change':
       try {
-        const sim = simulateChange(state, action.change);
+        const sim = simulateChange(state, action.change, draft);
         own.push(...sim.effects);
         return sim.after;
       } catch (error) {
@@ -320,12 +334,20 @@ function evaluateSteps(
   const windowStates = new Map<number, { before: ClusterSnapshot; after: ClusterSnapshot }>();
   let state = snapshot;
   let batch: EntryBatch | undefined;
+  // Consecutive changes outside a replace window edit mapRoles decoded, encoded once after the
+  // run (`MapRolesDraft`): a run of node-group and Fargate steps writes aws-auth once.
+  let draft: MapRolesDraft | undefined;
+  const settle = () => {
+    if (draft !== undefined) state = settleMapRoles(state, draft);
+    draft = undefined;
+  };
   steps.forEach((step, i) => {
     const own: SimulationEffect[] = [];
     const { action } = step;
     const window = step.half === 'delete' && step.replaceOrder === 'delete-first';
     const entryChange = entryChangeOf(action);
     if (entryChange !== undefined && !window && state.accessEntries.status === 'ok') {
+      settle();
       batch ??= new EntryBatch({ ...state, accessEntries: state.accessEntries });
       batch.apply(entryChange, own);
       touch(at, changeSubjects(entryChange), i);
@@ -336,6 +358,15 @@ function evaluateSteps(
       state = batch.state();
       batch = undefined;
     }
+    if (action.kind === 'change' && !window) {
+      draft ??= {};
+      state = applyStep(state, action, own, draft);
+      touch(at, changeSubjects(action.change), i);
+      if (action.change.kind === 'set-auth-mode') modeStep = i;
+      effects.push(...prefixed(own, step.address));
+      return;
+    }
+    settle();
     const before = state;
     const next = applyStep(before, action, own);
     if (action.kind === 'change') {
@@ -361,6 +392,7 @@ function evaluateSteps(
     state = next;
   });
   at.fallback ??= modeStep ?? (steps.length > 0 ? steps.length - 1 : undefined);
+  settle();
   const after = batch === undefined ? state : batch.state();
   const changeSteps = steps.flatMap((s, i) =>
     s.action.kind === 'change' ? [{ change: s.action.change, i }] : [],

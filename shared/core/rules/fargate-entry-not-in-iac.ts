@@ -21,19 +21,11 @@ export function iacOwnersOfMapRoles(a: Analysis): ManagedField[] {
 }
 
 /**
- * Whether aws-auth maps a role (its lower-cased rolearn as written equals the role's key). The set
- * of rolearns is built on first use, so checking every node group or profile stays linear.
+ * Whether aws-auth maps a role (its lower-cased rolearn as written equals the role's key): the
+ * analysis's index holds exactly those keys (`awsAuthArnKey`), so no set is built per call.
  */
 function mappedIn(a: Analysis): (roleArn: string) => boolean {
-  let keys: Set<string> | undefined;
-  return (roleArn) => {
-    if (!a.awsAuth) return false;
-    if (!keys) {
-      keys = new Set();
-      for (const r of a.awsAuth.roles) if (r.rolearn) keys.add(r.rolearn.toLowerCase());
-    }
-    return keys.has(principalKey(roleArn));
-  };
+  return (roleArn) => a.awsAuth !== undefined && a.index.roles.has(principalKey(roleArn));
 }
 
 function draft(

@@ -1,0 +1,131 @@
+/**
+ * A plan's run of node-group and Fargate steps edits mapRoles decoded and encodes it once
+ * (`MapRolesDraft`, shared/core/simulate.ts). That must be invisible: the state after the steps
+ * and every effect are those of applying the changes one by one, each parsing the aws-auth the
+ * previous one wrote and encoding its own edit.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Change } from '../../shared/core/change.ts';
+import type { ClusterSnapshot } from '../../shared/core/model.ts';
+import { simulateSteps } from '../../shared/core/preapply/simulate-steps.ts';
+import { type SimulationEffect, SimulationError, simulateChange } from '../../shared/core/simulate.ts';
+import {
+  ACCOUNT,
+  adminMapping,
+  buildSnapshot,
+  fargateMapping,
+  fargateProfile,
+  managedNodes,
+  nodegroup,
+  nodeMapping,
+} from '../support/snapshot-builder.ts';
+
+const RUNS = { numRuns: Number(process.env.PROPERTY_RUNS ?? 1_000) };
+
+const role = (name: string) => `arn:aws:iam::${ACCOUNT}:role/${name}`;
+const ROLES = ['node-a', 'node-b', 'node-c', 'fargate-a', 'fargate-b'].map(role);
+const NAMES = ['ng-1', 'ng-2', 'ng-3'];
+const PROFILES = ['fp-1', 'fp-2'];
+
+const change: fc.Arbitrary<Change> = fc.oneof(
+  fc.record({
+    kind: fc.constant('delete-nodegroup' as const),
+    nodegroupName: fc.constantFrom(...NAMES),
+    nodeRole: fc.constantFrom(...ROLES),
+  }),
+  fc.record({
+    kind: fc.constant('create-nodegroup' as const),
+    nodegroupName: fc.constantFrom(...NAMES, 'ng-new'),
+    nodeRole: fc.constantFrom(...ROLES, `arn:aws:iam::${ACCOUNT}:role/team/with-path`),
+  }),
+  fc.record({
+    kind: fc.constant('create-fargate-profile' as const),
+    fargateProfileName: fc.constantFrom(...PROFILES, 'fp-new'),
+    podExecutionRoleArn: fc.constantFrom(...ROLES),
+  }),
+  fc.record({
+    kind: fc.constant('delete-fargate-profile' as const),
+    fargateProfileName: fc.constantFrom(...PROFILES),
+    podExecutionRoleArn: fc.constantFrom(...ROLES),
+  }),
+  fc.constantFrom<Change>(
+    { kind: 'set-auth-mode', mode: 'API_AND_CONFIG_MAP' },
+    { kind: 'set-auth-mode', mode: 'API' },
+  ),
+);
+
+/** mapRoles as people write it (comments, other indentation, duplicates), or not parsing at all. */
+const mapRoles = fc.oneof(
+  fc
+    .subarray(
+      [
+        nodeMapping(role('node-a')),
+        nodeMapping(role('node-b')),
+        fargateMapping(role('fargate-a')),
+        adminMapping(),
+        '# managed by terraform\n',
+        `- rolearn: ${role('node-a')}\n  username: system:node:{{EC2PrivateDNSName}}\n  groups: [system:nodes]\n`,
+        `- rolearn: "${role('fargate-b')}"\n  username: 'system:node:{{SessionName}}'\n  groups:\n  - system:nodes\n`,
+      ],
+      { minLength: 0 },
+    )
+    .map((parts) => parts.join('')),
+  fc.constant('- rolearn: [unclosed\n'),
+);
+
+const snapshot = fc
+  .record({
+    mode: fc.constantFrom('CONFIG_MAP' as const, 'API_AND_CONFIG_MAP' as const),
+    mapRoles,
+    withUsers: fc.boolean(),
+    absent: fc.boolean(),
+  })
+  .map(({ mode, mapRoles, withUsers, absent }): ClusterSnapshot => {
+    const s = buildSnapshot({
+      mode,
+      data: {
+        ...(mapRoles === '' ? {} : { mapRoles }),
+        ...(withUsers ? { mapUsers: `- userarn: arn:aws:iam::${ACCOUNT}:user/ops\n  username: ops\n` } : {}),
+      },
+      managedFields: [{ manager: 'Terraform', operation: 'Apply', dataKeys: ['mapRoles'] }],
+      nodegroups: [nodegroup('ng-1', role('node-a')), nodegroup('ng-2', role('node-b'))],
+      fargateProfiles: [fargateProfile('fp-1', role('fargate-a'))],
+      compute: [...managedNodes(2, 'ng-1', role('node-a')), ...managedNodes(1, 'ng-2', role('node-b'))],
+    });
+    return absent ? { ...s, awsAuth: { status: 'absent' } } : s;
+  });
+
+/** The changes applied one by one, as simulateSteps applies a step outside any batch. */
+function oneByOne(start: ClusterSnapshot, changes: readonly Change[]) {
+  let state = start;
+  const effects: SimulationEffect[] = [];
+  for (const c of changes) {
+    try {
+      const sim = simulateChange(state, c);
+      effects.push(...sim.effects);
+      state = sim.after;
+    } catch (error) {
+      if (!(error instanceof SimulationError)) throw error;
+      effects.push({ summary: `not simulated: ${error.message}`, assumed: false });
+    }
+  }
+  return { after: state, effects };
+}
+
+describe('simulateSteps: node-group and Fargate runs (property)', () => {
+  it('leaves the same state and effects as the changes applied one by one', () => {
+    fc.assert(
+      fc.property(snapshot, fc.array(change, { minLength: 1, maxLength: 8 }), (start, changes) => {
+        const expected = oneByOne(start, changes);
+        const got = simulateSteps(
+          start,
+          changes.map((c) => ({ action: { kind: 'change' as const, change: c } })),
+        );
+        expect(got.after).toEqual(expected.after);
+        expect(got.effects).toEqual(expected.effects);
+      }),
+      RUNS,
+    );
+  });
+});
