@@ -116,10 +116,18 @@ export function analyzeSnapshot(snapshot: ClusterSnapshot): Analysis {
   return a;
 }
 
-function analyze(snapshot: ClusterSnapshot): Analysis {
+/**
+ * The analysis of `snapshot` with `awsAuth` standing for the parse of its aws-auth (an ok source),
+ * for a state whose aws-auth text is not written yet (simulate.ts `draftMappings`). Not remembered.
+ */
+export function analyzeWithAwsAuth(snapshot: ClusterSnapshot, awsAuth: ParsedAwsAuth): Analysis {
+  return analyze(snapshot, awsAuth);
+}
+
+function analyze(snapshot: ClusterSnapshot, parsed?: ParsedAwsAuth): Analysis {
   const mode = snapshot.cluster.authenticationMode;
   const awsAuth =
-    snapshot.awsAuth.status === 'ok' ? parseAwsAuthShared(snapshot.awsAuth.data.data) : undefined;
+    snapshot.awsAuth.status === 'ok' ? (parsed ?? parseAwsAuthShared(snapshot.awsAuth.data.data)) : undefined;
   const accessEntries = snapshot.accessEntries.status === 'ok' ? snapshot.accessEntries.data : undefined;
   const roles =
     snapshot.iamRoles.status === 'ok'

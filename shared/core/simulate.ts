@@ -84,6 +84,36 @@ export interface MapRolesDraft {
   roles?: Roles;
 }
 
+/**
+ * The roles a parse of their encoding gives back: the parser keeps every valid entry as it was
+ * written, and these come from a parse or from EKS (a rolearn, no sso) — so all but an EKS entry
+ * whose ARN is empty (the plan said `""`), which the parser drops as invalid.
+ */
+function readBack(roles: Roles): Roles {
+  const valid = (r: Roles[number]) => (r.rolearn !== undefined && r.rolearn !== '') !== (r.sso !== undefined);
+  return roles.every(valid) ? roles : roles.filter(valid);
+}
+
+/**
+ * The mappings of the draft's aws-auth once settled, without writing the text: the roles a parse
+ * of it would give (locations without line and column: there is no text yet), the other keys and
+ * their issues as parsed before the first edit (only mapRoles is edited, and the encoder's
+ * mapRoles has no issue of its own beyond the invalid entries `readBack` drops). For what reads
+ * mappings, not lines: awsAuthLosses on the state before a write that replaces mapRoles.
+ */
+export function draftMappings(draft: MapRolesDraft): ParsedAwsAuth | undefined {
+  const { roles, from } = draft;
+  if (roles === undefined || from === undefined) return undefined;
+  const { parsed } = from;
+  return {
+    roles: readBack(roles).map((r, index) => ({ ...r, location: { dataKey: 'mapRoles', index } })),
+    users: parsed.users,
+    accounts: parsed.accounts,
+    issues: parsed.issues.filter((i) => i.dataKey !== 'mapRoles'),
+    keyStatus: { ...parsed.keyStatus, mapRoles: roles.length > 0 ? 'ok' : 'missing' },
+  };
+}
+
 /** Writes the draft's roles into mapRoles of `s` (a copy), as the last edit would have. */
 export function settleMapRoles(s: ClusterSnapshot, draft: MapRolesDraft): ClusterSnapshot {
   const { roles, from } = draft;
@@ -119,7 +149,7 @@ function withMapRoles(
 function editMapRoles(s: ClusterSnapshot, edit: (roles: Roles) => Roles, draft?: MapRolesDraft): boolean {
   if (s.awsAuth.status !== 'ok') return false;
   let from = draft?.from;
-  let current = draft?.roles;
+  let current = draft?.roles === undefined ? undefined : readBack(draft.roles);
   if (from === undefined || current === undefined) {
     const parsed = parseAwsAuthShared(s.awsAuth.data.data);
     if (parsed.keyStatus.mapRoles === 'failed') return false;

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Change } from '../../shared/core/change.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
-import { simulateSteps } from '../../shared/core/preapply/simulate-steps.ts';
+import { type SimulatedStep, simulateSteps } from '../../shared/core/preapply/simulate-steps.ts';
 import { type SimulationEffect, SimulationError, simulateChange } from '../../shared/core/simulate.ts';
 import {
   ACCOUNT,
@@ -37,12 +37,12 @@ const change: fc.Arbitrary<Change> = fc.oneof(
   fc.record({
     kind: fc.constant('create-nodegroup' as const),
     nodegroupName: fc.constantFrom(...NAMES, 'ng-new'),
-    nodeRole: fc.constantFrom(...ROLES, `arn:aws:iam::${ACCOUNT}:role/team/with-path`),
+    nodeRole: fc.constantFrom(...ROLES, `arn:aws:iam::${ACCOUNT}:role/team/with-path`, ''),
   }),
   fc.record({
     kind: fc.constant('create-fargate-profile' as const),
     fargateProfileName: fc.constantFrom(...PROFILES, 'fp-new'),
-    podExecutionRoleArn: fc.constantFrom(...ROLES),
+    podExecutionRoleArn: fc.constantFrom(...ROLES, ''),
   }),
   fc.record({
     kind: fc.constant('delete-fargate-profile' as const),
@@ -113,6 +113,28 @@ function oneByOne(start: ClusterSnapshot, changes: readonly Change[]) {
   return { after: state, effects };
 }
 
+type AwsAuthWrite = Extract<SimulatedStep['action'], { kind: 'aws-auth' }>;
+
+/** A Terraform write of aws-auth after the run: replacing mapRoles or not, or deleting the ConfigMap. */
+const write: fc.Arbitrary<AwsAuthWrite> = fc
+  .record({
+    scope: fc.constantFrom('whole' as const, 'keys' as const),
+    data: fc.oneof(
+      fc.constant(null),
+      mapRoles.map((m) => ({ mapRoles: m })),
+      fc.constant({ mapUsers: `- userarn: arn:aws:iam::${ACCOUNT}:user/dev\n  username: dev\n` }),
+    ),
+    removeMapRoles: fc.boolean(),
+  })
+  .map(({ scope, data, removeMapRoles }) => ({
+    kind: 'aws-auth',
+    scope,
+    data,
+    removedKeys: removeMapRoles ? ['mapRoles'] : [],
+    manager: 'Terraform',
+    force: true,
+  }));
+
 describe('simulateSteps: node-group and Fargate runs (property)', () => {
   it('leaves the same state and effects as the changes applied one by one', () => {
     fc.assert(
@@ -124,6 +146,22 @@ describe('simulateSteps: node-group and Fargate runs (property)', () => {
         );
         expect(got.after).toEqual(expected.after);
         expect(got.effects).toEqual(expected.effects);
+      }),
+      RUNS,
+    );
+  });
+
+  it('reports what a later aws-auth write takes away as from the state the changes one by one leave', () => {
+    fc.assert(
+      fc.property(snapshot, fc.array(change, { minLength: 1, maxLength: 6 }), write, (start, changes, w) => {
+        const expected = oneByOne(start, changes);
+        const thenWrite = simulateSteps(expected.after, [{ action: w }]);
+        const got = simulateSteps(start, [
+          ...changes.map((c) => ({ action: { kind: 'change' as const, change: c } })),
+          { action: w },
+        ]);
+        expect(got.after).toEqual(thenWrite.after);
+        expect(got.effects).toEqual([...expected.effects, ...thenWrite.effects]);
       }),
       RUNS,
     );

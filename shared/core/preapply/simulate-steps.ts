@@ -7,13 +7,14 @@
  * else the last step that touched its subject. For a replace that deletes before it creates, what
  * breaks between the two halves and is whole again afterwards is reported as such.
  */
-import { analyzeSnapshot, withEvaluationMemo } from '../analysis.ts';
+import { type Analysis, analyzeSnapshot, analyzeWithAwsAuth, withEvaluationMemo } from '../analysis.ts';
 import type { Change } from '../change.ts';
 import { assessSnapshot, sortFindings, whatIfChanges } from '../engine.ts';
 import type { AccessEntry, ClusterSnapshot, Finding, IamRole } from '../model.ts';
 import { severityRank } from '../model.ts';
 import { principalKey } from '../principal.ts';
 import {
+  draftMappings,
   type MapRolesDraft,
   type SimulationEffect,
   SimulationError,
@@ -276,6 +277,16 @@ class EntryBatch {
   }
 }
 
+/** Whether the write leaves nothing of the mapRoles text before it (deleted, replaced or removed). */
+function replacesMapRoles(w: AwsAuthWrite): boolean {
+  return (
+    w.data === null ||
+    w.scope === 'whole' ||
+    Object.hasOwn(w.data, 'mapRoles') ||
+    w.removedKeys.includes('mapRoles')
+  );
+}
+
 /**
  * Applies one step without evaluating anything; its effects go to `own`. A change's mapRoles edits
  * go into `draft` when given (the caller settles it before anything reads aws-auth).
@@ -366,6 +377,14 @@ function evaluateSteps(
       effects.push(...prefixed(own, step.address));
       return;
     }
+    // A write that replaces mapRoles never reads the text a pending draft would encode: the state
+    // before it is analysed from the draft's mappings, and the draft is dropped unwritten.
+    const pending = draft === undefined ? undefined : draftMappings(draft);
+    let beforeView: Analysis | undefined;
+    if (pending !== undefined && action.kind === 'aws-auth' && replacesMapRoles(action)) {
+      beforeView = analyzeWithAwsAuth(state, pending);
+      draft = undefined;
+    }
     settle();
     const before = state;
     const next = applyStep(before, action, own);
@@ -380,7 +399,7 @@ function evaluateSteps(
       touch(at, [action.oldArn, ...(action.newArn === undefined ? [] : [action.newArn])], i);
     } else if (action.kind === 'aws-auth' && next !== before) {
       const { losses, effects: lossEffects } = awsAuthLossEffects(
-        analyzeSnapshot(before),
+        beforeView ?? analyzeSnapshot(before),
         analyzeSnapshot(next),
         lineOf,
       );
