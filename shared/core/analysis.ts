@@ -13,7 +13,15 @@ import {
   type IamRole,
 } from './model.ts';
 import { principalKey, withPrincipalKeyMemo } from './principal.ts';
-import { type AccessIndex, buildAccessIndex, type Resolution, resolveAccess } from './resolve.ts';
+import {
+  type AccessIndex,
+  type AwsAuthIndex,
+  assembleAccessIndex,
+  indexAccessEntries,
+  indexAwsAuth,
+  type Resolution,
+  resolveAccess,
+} from './resolve.ts';
 
 export interface DeadEntry {
   entry: AccessEntry;
@@ -100,12 +108,35 @@ export function withEvaluationMemo<T>(fn: () => T): T {
   if (analysed !== undefined) return fn();
   analysed = new WeakMap();
   inventories = [];
+  indexHalves = { awsAuth: new WeakMap(), entries: new WeakMap() };
   try {
     return withPrincipalKeyMemo(() => withAwsAuthMemo(fn));
   } finally {
     analysed = undefined;
     inventories = undefined;
+    indexHalves = undefined;
   }
+}
+
+/** The two halves of the access index made inside `withEvaluationMemo`, by parse and by entry list. */
+let indexHalves:
+  | {
+      awsAuth: WeakMap<ParsedAwsAuth, AwsAuthIndex>;
+      entries: WeakMap<readonly AccessEntry[], ReadonlyMap<string, AccessEntry>>;
+    }
+  | undefined;
+
+function remembered<K extends object, V>(
+  memo: WeakMap<K, V> | undefined,
+  key: K | undefined,
+  make: () => V,
+): V {
+  if (memo === undefined || key === undefined) return make();
+  const known = memo.get(key);
+  if (known !== undefined) return known;
+  const made = make();
+  memo.set(key, made);
+  return made;
 }
 
 export function analyzeSnapshot(snapshot: ClusterSnapshot): Analysis {
@@ -134,7 +165,10 @@ function analyze(snapshot: ClusterSnapshot, parsed?: ParsedAwsAuth): Analysis {
       ? new Map(snapshot.iamRoles.data.map((r) => [principalKey(r.arn), r] as const))
       : undefined;
   const deadEntries = findDeadEntries(accessEntries, roles);
-  const index = buildAccessIndex(mode, awsAuth, accessEntries, {
+  const halves = indexHalves;
+  const awsAuthHalf = remembered(halves?.awsAuth, awsAuth, () => indexAwsAuth(awsAuth));
+  const entriesHalf = remembered(halves?.entries, accessEntries, () => indexAccessEntries(accessEntries));
+  const index = assembleAccessIndex(mode, awsAuthHalf, entriesHalf, {
     awsAuthUnknown: snapshot.awsAuth.status === 'error',
     accessEntriesUnknown: snapshot.accessEntries.status === 'error',
     deadEntryKeys: new Set(deadEntries.keys()),

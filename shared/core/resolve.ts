@@ -69,8 +69,13 @@ export function buildAccessIndex(
   accessEntries: readonly AccessEntry[] | undefined,
   options: AccessIndexOptions = {},
 ): AccessIndex {
-  const entries = new Map<string, AccessEntry>();
-  for (const e of accessEntries ?? []) entries.set(principalKey(e.principalArn), e);
+  return assembleAccessIndex(mode, indexAwsAuth(awsAuth), indexAccessEntries(accessEntries), options);
+}
+
+/** The aws-auth half of an AccessIndex: it depends on the parse alone. */
+export type AwsAuthIndex = Pick<AccessIndex, 'roles' | 'ssoRoles' | 'users' | 'usersByKey' | 'accounts'>;
+
+export function indexAwsAuth(awsAuth: ParsedAwsAuth | undefined): AwsAuthIndex {
   const roles = new Map<string, RoleMapping>();
   const ssoRoles: RoleMapping[] = [];
   for (const r of awsAuth?.roles ?? []) {
@@ -80,15 +85,40 @@ export function buildAccessIndex(
   const usersByKey = new Map<string, UserMapping>();
   for (const u of awsAuth?.users ?? []) usersByKey.set(u.userarn.toLowerCase(), u);
   return {
-    mode,
-    entries,
-    entriesUnknown: options.accessEntriesUnknown ?? false,
-    deadEntryKeys: options.deadEntryKeys ?? new Set(),
     roles,
     ssoRoles,
     users: awsAuth?.users ?? [],
     usersByKey,
     accounts: new Set(awsAuth?.accounts ?? []),
+  };
+}
+
+/** Access entries by principalKey, the last one for a key winning. */
+export function indexAccessEntries(
+  accessEntries: readonly AccessEntry[] | undefined,
+): Map<string, AccessEntry> {
+  const entries = new Map<string, AccessEntry>();
+  for (const e of accessEntries ?? []) entries.set(principalKey(e.principalArn), e);
+  return entries;
+}
+
+/** An AccessIndex from its two halves (analysis.ts shares them between the states of a plan). */
+export function assembleAccessIndex(
+  mode: AuthenticationMode,
+  awsAuth: AwsAuthIndex,
+  entries: ReadonlyMap<string, AccessEntry>,
+  options: AccessIndexOptions = {},
+): AccessIndex {
+  return {
+    mode,
+    entries,
+    entriesUnknown: options.accessEntriesUnknown ?? false,
+    deadEntryKeys: options.deadEntryKeys ?? new Set(),
+    roles: awsAuth.roles,
+    ssoRoles: awsAuth.ssoRoles,
+    users: awsAuth.users,
+    usersByKey: awsAuth.usersByKey,
+    accounts: awsAuth.accounts,
     awsAuthUnknown: options.awsAuthUnknown ?? false,
   };
 }

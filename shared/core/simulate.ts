@@ -99,12 +99,15 @@ function readBack(roles: Roles): Roles {
  * of it would give (locations without line and column: there is no text yet), the other keys and
  * their issues as parsed before the first edit (only mapRoles is edited, and the encoder's
  * mapRoles has no issue of its own beyond the invalid entries `readBack` drops). For what reads
- * mappings, not lines: awsAuthLosses on the state before a write that replaces mapRoles.
+ * mappings, not lines or issues: awsAuthLosses on the state before a write that replaces mapRoles.
  */
 export function draftMappings(draft: MapRolesDraft): ParsedAwsAuth | undefined {
   const { roles, from } = draft;
   if (roles === undefined || from === undefined) return undefined;
   const { parsed } = from;
+  // Edits that changed nothing (EKS re-adding a mapped role): the parse they read has the same
+  // mappings as the re-encoding (only its lines and mapRoles issues are those of the old text).
+  if (roles === from.unchanged) return parsed;
   return {
     roles: readBack(roles).map((r, index) => ({ ...r, location: { dataKey: 'mapRoles', index } })),
     users: parsed.users,

@@ -1,4 +1,4 @@
-import type { AwsAuthKey, ParsedAwsAuth } from '../aws-auth/index.ts';
+import type { AwsAuthKey, ParsedAwsAuth, RoleMapping, UserMapping } from '../aws-auth/index.ts';
 import type { Actor, ManagedField } from '../model.ts';
 import { principalKey } from '../principal.ts';
 import type { FindingDraft, Rule } from './types.ts';
@@ -10,27 +10,30 @@ interface Mapping {
   groups?: string[];
 }
 
-function mappingsOf(p: ParsedAwsAuth): Map<string, Mapping> {
-  const m = new Map<string, Mapping>();
-  for (const r of p.roles) {
-    const arn = r.rolearn ?? `sso:${r.sso?.accountID}/${r.sso?.permissionSetName}`;
-    m.set(`mapRoles:${arn.toLowerCase()}`, {
-      dataKey: 'mapRoles',
-      arn,
-      username: r.username,
-      groups: r.groups,
-    });
-  }
-  for (const u of p.users) {
-    m.set(`mapUsers:${u.userarn.toLowerCase()}`, {
-      dataKey: 'mapUsers',
-      arn: u.userarn,
-      username: u.username,
-      groups: u.groups,
-    });
-  }
-  for (const acct of p.accounts) m.set(`mapAccounts:${acct}`, { dataKey: 'mapAccounts', arn: acct });
+type Source = RoleMapping | UserMapping | string;
+
+function roleArnOf(r: RoleMapping): string {
+  return r.rolearn ?? `sso:${r.sso?.accountID}/${r.sso?.permissionSetName}`;
+}
+
+/**
+ * Every mapping of a parse by key (`mapRoles:<arn lower-cased>`, …), the last duplicate's source
+ * kept at the first one's place; the Mapping itself is made only for what is reported.
+ */
+function sourcesOf(p: ParsedAwsAuth): Map<string, Source> {
+  const m = new Map<string, Source>();
+  for (const r of p.roles) m.set(`mapRoles:${roleArnOf(r).toLowerCase()}`, r);
+  for (const u of p.users) m.set(`mapUsers:${u.userarn.toLowerCase()}`, u);
+  for (const acct of p.accounts) m.set(`mapAccounts:${acct}`, acct);
   return m;
+}
+
+function mappingOf(source: Source): Mapping {
+  if (typeof source === 'string') return { dataKey: 'mapAccounts', arn: source };
+  if ('userarn' in source) {
+    return { dataKey: 'mapUsers', arn: source.userarn, username: source.username, groups: source.groups };
+  }
+  return { dataKey: 'mapRoles', arn: roleArnOf(source), username: source.username, groups: source.groups };
 }
 
 /** The field manager that last wrote a data key, per metadata.managedFields. */
@@ -68,12 +71,13 @@ export const awsAuthEntryRemoved: Rule = {
     const after = a.snapshot.awsAuth;
     // Never diff a side we could not read: a failed read is not "everything removed".
     if (before.status !== 'ok' || after.status === 'error' || !b.awsAuth) return [];
-    const old = mappingsOf(b.awsAuth);
-    const now = a.awsAuth ? mappingsOf(a.awsAuth) : new Map<string, Mapping>();
+    const old = sourcesOf(b.awsAuth);
+    const now = a.awsAuth ? sourcesOf(a.awsAuth) : new Map<string, Source>();
     const deleted = after.status === 'absent';
     const out: FindingDraft[] = [];
-    for (const [key, m] of old) {
+    for (const [key, source] of old) {
       if (now.has(key)) continue;
+      const m = mappingOf(source);
       // A key that no longer parses is reported by aws-auth/parse-failure, once, not per entry.
       if (a.awsAuth && a.awsAuth.keyStatus[m.dataKey] === 'failed') continue;
       const writer = after.status === 'ok' ? lastWriterOf(after.data.managedFields, m.dataKey) : undefined;
