@@ -181,6 +181,26 @@ function editMapRoles(s: ClusterSnapshot, edit: (roles: Roles) => Roles, draft?:
   return true;
 }
 
+/** Removes every mapRoles entry of the role `key`; `count`: how many there were. */
+function removeFromMapRoles(
+  s: ClusterSnapshot,
+  key: string,
+  draft: MapRolesDraft | undefined,
+): { edited: boolean; count: number } {
+  let count = 0;
+  const edited = editMapRoles(
+    s,
+    (roles) =>
+      roles.filter((r) => {
+        const hit = !!r.rolearn && principalKey(r.rolearn) === key;
+        if (hit) count++;
+        return !hit;
+      }),
+    draft,
+  );
+  return { edited, count };
+}
+
 function addAwsAuthEntry(
   s: ClusterSnapshot,
   mapping: Omit<RoleMapping, 'location'>,
@@ -258,17 +278,7 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?
         );
       } else if (mode !== 'API') {
         const key = principalKey(roleArn);
-        let count = 0;
-        const edited = editMapRoles(
-          s,
-          (roles) =>
-            roles.filter((r) => {
-              const hit = !!r.rolearn && principalKey(r.rolearn) === key;
-              if (hit) count++;
-              return !hit;
-            }),
-          draft,
-        );
+        const { edited, count } = removeFromMapRoles(s, key, draft);
         if (edited && count > 0) {
           removed.push(key);
           effect(
@@ -397,17 +407,7 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?
         s.fargateProfiles.status === 'ok' &&
         s.fargateProfiles.data.some((p) => principalKey(p.podExecutionRoleArn) === key);
       if (!othersUse) {
-        let count = 0;
-        editMapRoles(
-          s,
-          (roles) =>
-            roles.filter((r) => {
-              const hit = !!r.rolearn && principalKey(r.rolearn) === key;
-              if (hit) count++;
-              return !hit;
-            }),
-          draft,
-        );
+        const { count } = removeFromMapRoles(s, key, draft);
         if (count > 0) {
           removed.push(key);
           effect(`EKS may remove ${roleArn} from aws-auth (undocumented; assumed, as for node groups)`, true);
