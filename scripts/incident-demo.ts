@@ -192,7 +192,9 @@ function ensureBundles(dir: string): void {
     'functions',
     'shared',
     'scripts/bundle-functions.mjs',
+    'scripts/bundle-options.mjs',
     'scripts/keep-class-names.mjs',
+    'scripts/sdk-bundle-plugins.mjs',
     'package-lock.json',
   ].map((p) => newestMtime(join(ROOT, p)));
   const newestSource = Math.max(...sources);

@@ -28,7 +28,7 @@
 import { fingerprintOf } from './fingerprint.ts';
 import type { ClusterRef, Finding, Severity } from './model.ts';
 import { compareFindings, severityRank } from './model.ts';
-import { RULES } from './rules/registry.ts';
+import { MONITOR_RULES } from './rules/monitor-rules.ts';
 
 export type Channel = 'sns' | 'slack';
 export const CHANNELS: readonly Channel[] = ['sns', 'slack'];
@@ -111,8 +111,9 @@ export interface LifecycleResult {
 
 export type Origin = 'state' | 'transition' | 'change';
 
+/** The monitor's rules only: a parity finding (`compare`) never enters the alert lifecycle. */
 const ORIGIN_BY_RULE = new Map<string, Origin>(
-  RULES.map((r) => [
+  MONITOR_RULES.map((r) => [
     r.id,
     r.kinds.includes('state') ? 'state' : r.kinds.includes('transition') ? 'transition' : 'change',
   ]),
@@ -128,7 +129,9 @@ export function originOf(f: Finding): Origin {
   return ORIGIN_BY_RULE.get(f.ruleId) ?? 'state';
 }
 
-const CONFIRMED_BY = new Map<string, readonly string[] | undefined>(RULES.map((r) => [r.id, r.confirmedBy]));
+const CONFIRMED_BY = new Map<string, readonly string[] | undefined>(
+  MONITOR_RULES.map((r) => [r.id, r.confirmedBy]),
+);
 
 /**
  * Whether the state finding `state` is the damage the change finding of `prediction` foretold:

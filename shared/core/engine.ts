@@ -16,7 +16,8 @@ import {
 } from './model.ts';
 import { principalKey } from './principal.ts';
 import { renderFix } from './remediation.ts';
-import { RULES } from './rules/registry.ts';
+import { MONITOR_RULES } from './rules/monitor-rules.ts';
+import { PARITY_RULES } from './rules/parity-rules.ts';
 import type { Rule, RuleContext, RuleKind } from './rules/types.ts';
 import { type SimulationEffect, simulateChange } from './simulate.ts';
 
@@ -43,10 +44,19 @@ export function sortFindings(findings: Finding[]): Finding[] {
   return findings.sort(compareFindings);
 }
 
-function run(kind: RuleKind, ctx: RuleContext, trigger: Trigger): Finding[] {
+/**
+ * The findings of the rules of `kind` among `rules`: the monitor's, or for `compare` the parity
+ * rules (named only in compareSnapshots, so that a bundle without it leaves them out).
+ */
+function run(
+  kind: RuleKind,
+  ctx: RuleContext,
+  trigger: Trigger,
+  rules: readonly Rule[] = MONITOR_RULES,
+): Finding[] {
   const out: Finding[] = [];
   const { current: a } = ctx;
-  for (const rule of RULES) {
+  for (const rule of rules) {
     if (!rule.kinds.includes(kind)) continue;
     for (const d of rule.evaluate(ctx)) out.push(toFinding(rule, d, a, trigger));
   }
@@ -143,7 +153,7 @@ export function compareSnapshots(
   options: EvaluateOptions = {},
 ): Finding[] {
   const ctx = ctxOf(analyzeSnapshot(to), options, { previous: analyzeSnapshot(from) });
-  return sortFindings(run('parity', ctx, options.trigger ?? 'manual'));
+  return sortFindings(run('parity', ctx, options.trigger ?? 'manual', PARITY_RULES));
 }
 
 /**

@@ -1,75 +1,16 @@
 /**
- * The rule catalog (docs/design.md#rule-catalog). Rule IDs are a public contract once released:
- * never rename, only add. The README's rule table is generated from this list.
+ * The rule catalog (docs/design.md#rule-catalog): the monitor's rules (monitor-rules.ts) then the
+ * blue/green parity rules (parity-rules.ts), in the order of the README's rule table (generated
+ * from this list) and of the `rules` command. Rule IDs are a public contract once released:
+ * never rename, only add.
+ * The engine does not run this list: it takes `MONITOR_RULES` for assess/diff/what-if and
+ * `PARITY_RULES` for compare, so a bundle without `compare` carries no parity code.
  */
-import { accessEntryDeletionUnauthorizes } from './access-entry-deletion-unauthorizes.ts';
-import { accessEntryOrphaned } from './access-entry-orphaned.ts';
-import { accessEntryStalePrincipal } from './access-entry-stale-principal.ts';
-import { awsAuthEntryRemoved } from './aws-auth-entry-removed.ts';
-import { awsAuthGroupLooksMalformed } from './aws-auth-group-looks-malformed.ts';
-import { awsAuthNodeRoleMissingGroups } from './aws-auth-node-role-missing-groups.ts';
-import { awsAuthParseFailure } from './aws-auth-parse-failure.ts';
-import { awsAuthRoleArnHasPath } from './aws-auth-role-arn-has-path.ts';
-import { awsAuthShadowedDuplicate } from './aws-auth-shadowed-duplicate.ts';
-import { clusterAdminGranted } from './cluster-admin-granted.ts';
-import { clusterApiModeIgnoresAwsAuth } from './cluster-api-mode-ignores-aws-auth.ts';
-import { clusterAuthModeDropsPrincipals } from './cluster-auth-mode-drops-principals.ts';
-import { clusterConfigmapOnlyMode } from './cluster-configmap-only-mode.ts';
-import { fargateEntryNotInIac } from './fargate-entry-not-in-iac.ts';
-import { fargatePodExecutionRoleUnauthorized } from './fargate-pod-execution-role-unauthorized.ts';
-import { irsaOidcProviderMissing } from './irsa-oidc-provider-missing.ts';
-import { irsaRoleNotFound } from './irsa-role-not-found.ts';
-import { irsaTrustMissingClusterIssuer } from './irsa-trust-missing-cluster-issuer.ts';
-import { monitorSourceUnavailable } from './monitor-source-unavailable.ts';
-import { nodegroupDeletionOrphansRole } from './nodegroup-deletion-orphans-role.ts';
-import { nodesRoleUnauthorized } from './nodes-role-unauthorized.ts';
-import { parityAccessDiffers } from './parity-access-differs.ts';
-import { parityAccessMissing } from './parity-access-missing.ts';
-import { parityWorkloadIdentityMissing } from './parity-workload-identity-missing.ts';
-import { podIdentityAgentMissing } from './pod-identity-agent-missing.ts';
-import { podIdentityNodeRoleCannotAssume } from './pod-identity-node-role-cannot-assume.ts';
-import { podIdentityRoleNotFound } from './pod-identity-role-not-found.ts';
-import { podIdentityRoleTrustMissing } from './pod-identity-role-trust-missing.ts';
-import { podIdentityServiceAccountMissing } from './pod-identity-service-account-missing.ts';
-import { podIdentityUnsupportedCompute } from './pod-identity-unsupported-compute.ts';
+import { MONITOR_RULES } from './monitor-rules.ts';
+import { PARITY_RULES } from './parity-rules.ts';
 import type { Rule } from './types.ts';
-import { workloadIdentityIrsaAndPodIdentity } from './workload-identity-irsa-and-pod-identity.ts';
 
-export const RULES: readonly Rule[] = [
-  nodesRoleUnauthorized,
-  fargatePodExecutionRoleUnauthorized,
-  awsAuthParseFailure,
-  nodegroupDeletionOrphansRole,
-  accessEntryDeletionUnauthorizes,
-  clusterAuthModeDropsPrincipals,
-  clusterApiModeIgnoresAwsAuth,
-  accessEntryStalePrincipal,
-  fargateEntryNotInIac,
-  awsAuthEntryRemoved,
-  awsAuthRoleArnHasPath,
-  awsAuthNodeRoleMissingGroups,
-  awsAuthGroupLooksMalformed,
-  clusterAdminGranted,
-  awsAuthShadowedDuplicate,
-  accessEntryOrphaned,
-  clusterConfigmapOnlyMode,
-  monitorSourceUnavailable,
-  // Workload identity (Pod Identity, IRSA)
-  podIdentityRoleTrustMissing,
-  podIdentityRoleNotFound,
-  podIdentityAgentMissing,
-  podIdentityNodeRoleCannotAssume,
-  podIdentityUnsupportedCompute,
-  podIdentityServiceAccountMissing,
-  irsaTrustMissingClusterIssuer,
-  irsaOidcProviderMissing,
-  irsaRoleNotFound,
-  workloadIdentityIrsaAndPodIdentity,
-  // Blue/green parity (`compare`)
-  parityAccessMissing,
-  parityAccessDiffers,
-  parityWorkloadIdentityMissing,
-];
+export const RULES: readonly Rule[] = [...MONITOR_RULES, ...PARITY_RULES];
 
 export function ruleById(id: string): Rule | undefined {
   return RULES.find((r) => r.id === id);
