@@ -1,6 +1,7 @@
 // Bundles each Lambda handler of functions/ into dist/functions/<name>/index.js (ESM, Node 22,
-// minified, linked source maps) with esbuild, and writes dist/functions/meta.json (per function:
-// size, npm packages, and our own source files with a byte in the output) so that a test can
+// minified, linked source maps; what the SDK loads only on demand in dist/functions/<name>/chunks/)
+// with esbuild, and writes dist/functions/meta.json (per function: size of all its JavaScript,
+// size loaded at init, npm packages, and our own source files with a byte in the output) so that a test can
 // check what each bundle contains — onEksEvent must not contain @aws-sdk/client-ec2,
 // @aws-sdk/client-iam or the parity rules.
 //
@@ -16,7 +17,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { FUNCTIONS, functionBuildOptions } from './bundle-options.mjs';
+import { FUNCTIONS, functionBuildOptions, outputSizes } from './bundle-options.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -39,18 +40,24 @@ for (const name of names) {
   const result = await build({
     ...functionBuildOptions(),
     absWorkingDir: root,
-    entryPoints: [FUNCTIONS[name]],
-    outfile: join(outdir, 'index.js'),
+    entryPoints: { index: FUNCTIONS[name] },
+    outdir,
   });
   await writeFile(join(outdir, 'package.json'), '{ "type": "module" }\n');
-  const output = result.metafile.outputs[Object.keys(result.metafile.outputs).find((o) => o.endsWith('.js'))];
+  const { bytes, initBytes } = outputSizes(result.metafile);
   const packages = new Set();
   for (const input of Object.keys(result.metafile.inputs)) {
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
     if (m) packages.add(m[1]);
   }
-  const sources = Object.keys(output.inputs).filter((input) => /^(?:functions|shared)\//.test(input));
-  meta[name] = { bytes: output.bytes, packages: [...packages].sort(), sources: sources.sort() };
-  process.stdout.write(`${name.padEnd(15)} ${(output.bytes / 1024).toFixed(0).padStart(6)} KB\n`);
+  const sources = new Set();
+  for (const output of Object.values(result.metafile.outputs)) {
+    for (const input of Object.keys(output.inputs))
+      if (/^(?:functions|shared)\//.test(input)) sources.add(input);
+  }
+  meta[name] = { bytes, initBytes, packages: [...packages].sort(), sources: [...sources].sort() };
+  process.stdout.write(
+    `${name.padEnd(15)} ${(bytes / 1024).toFixed(0).padStart(6)} KiB (${(initBytes / 1024).toFixed(0)} KiB loaded at init)\n`,
+  );
 }
 await writeFile(join(outRoot, 'meta.json'), `${JSON.stringify(meta, null, 2)}\n`);

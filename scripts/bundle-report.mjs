@@ -1,7 +1,8 @@
 // Where the bytes of a function bundle come from: builds it with the options of
 // scripts/bundle-functions.mjs (in memory, nothing written) and sums esbuild's `bytesInOutput` per
 // group — an npm package, `functions/<dir>`, `shared/<layer>`, or `shared/core/<dir>` for the
-// core's folders (`shared/core` alone: the core's top-level files).
+// core's folders (`shared/core` alone: the core's top-level files) — over all output files, and
+// over those loaded at init (the entry and the chunks it imports statically).
 //
 // Usage: node scripts/bundle-report.mjs [name] [--files SUBSTRING] [--why SUBSTRING]
 //   name        a function of scripts/bundle-options.mjs (default onEksEvent)
@@ -12,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
-import { FUNCTIONS, functionBuildOptions } from './bundle-options.mjs';
+import { FUNCTIONS, functionBuildOptions, outputSizes } from './bundle-options.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values, positionals } = parseArgs({
@@ -39,39 +40,52 @@ export function groupOf(input) {
 const { metafile } = await build({
   ...functionBuildOptions(),
   absWorkingDir: root,
-  entryPoints: [entry],
-  outfile: join(root, 'dist', 'functions', name, 'index.js'),
+  entryPoints: { index: entry },
+  outdir: join(root, 'dist', 'functions', name),
   write: false,
 });
-const [, output] = Object.entries(metafile.outputs).find(([file]) => file.endsWith('.js'));
-const inputs = Object.entries(output.inputs).map(([file, { bytesInOutput }]) => ({
-  file: file.replace(/^[\w-]+:/, ''), // a plugin's namespace
-  bytes: bytesInOutput,
-}));
+const { bytes, initBytes, loaded } = outputSizes(metafile);
+/** Per input file: bytes in all outputs, and in those loaded at init. */
+const perInput = new Map();
+for (const [file, output] of Object.entries(metafile.outputs)) {
+  if (!file.endsWith('.js')) continue;
+  for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+    const key = input.replace(/^[\w-]+:/, ''); // a plugin's namespace
+    const row = perInput.get(key) ?? { all: 0, init: 0 };
+    row.all += bytesInOutput;
+    if (loaded.has(file)) row.init += bytesInOutput;
+    perInput.set(key, row);
+  }
+}
 const groups = new Map();
-for (const { file, bytes } of inputs) groups.set(groupOf(file), (groups.get(groupOf(file)) ?? 0) + bytes);
+for (const [file, { all, init }] of perInput) {
+  const row = groups.get(groupOf(file)) ?? { all: 0, init: 0 };
+  row.all += all;
+  row.init += init;
+  groups.set(groupOf(file), row);
+}
 
-const kib = (bytes) => (bytes / 1024).toFixed(1).padStart(7);
+const kib = (n) => (n / 1024).toFixed(1).padStart(7);
 const lines = [
-  `${name}: ${kib(output.bytes).trim()} KiB (${output.bytes} bytes) from ${inputs.length} inputs`,
+  `${name}: ${kib(bytes).trim()} KiB of JavaScript (${bytes} bytes), ${kib(initBytes).trim()} KiB loaded at init, from ${perInput.size} inputs`,
   '',
 ];
-const rows = [...groups].sort((a, b) => b[1] - a[1]);
-const sum = (prefix) => rows.filter(([g]) => g.startsWith(prefix)).reduce((s, [, b]) => s + b, 0);
+const rows = [...groups].sort((a, b) => b[1].all - a[1].all);
+const sum = (pick) => rows.filter(([g]) => pick(g)).reduce((s, [, r]) => s + r.all, 0);
 lines.push(
-  `  npm packages ${kib(rows.filter(([g]) => !/^(?:shared|functions)\b/.test(g)).reduce((s, [, b]) => s + b, 0))} KiB`,
-  `  shared/core  ${kib(sum('shared/core'))} KiB`,
-  `  other own    ${kib(sum('shared') - sum('shared/core') + sum('functions'))} KiB`,
+  `  npm packages ${kib(sum((g) => !/^(?:shared|functions)\b/.test(g)))} KiB`,
+  `  shared/core  ${kib(sum((g) => g.startsWith('shared/core')))} KiB`,
+  `  other own    ${kib(sum((g) => /^(?:shared|functions)\b/.test(g) && !g.startsWith('shared/core')))} KiB`,
   '',
-  '      KiB  group',
-  ...rows.map(([g, b]) => `  ${kib(b)}  ${g}`),
+  '      KiB  at init  group',
+  ...rows.map(([g, r]) => `  ${kib(r.all)}  ${kib(r.init)}  ${g}`),
 );
 if (filter !== undefined) {
-  lines.push('', '      KiB  input');
-  for (const { file, bytes } of inputs
-    .filter((i) => i.file.includes(filter))
-    .sort((a, b) => b.bytes - a.bytes))
-    lines.push(`  ${kib(bytes)}  ${file}`);
+  lines.push('', '      KiB  at init  input');
+  const matching = [...perInput]
+    .filter(([file]) => file.includes(filter))
+    .sort((a, b) => b[1].all - a[1].all);
+  for (const [file, r] of matching) lines.push(`  ${kib(r.all)}  ${kib(r.init)}  ${file}`);
 }
 if (values.why !== undefined) {
   // Breadth first from the entry point over the metafile's imports: the shortest chain.
@@ -91,7 +105,7 @@ if (values.why !== undefined) {
   const chain = [];
   for (let f = found; f !== undefined && f !== null; f = from.get(f)) chain.unshift(f);
   const shaken =
-    found !== undefined && !(found in output.inputs) ? ' (imported, but no byte of it is in the output)' : '';
+    found !== undefined && !perInput.has(found) ? ' (imported, but no byte of it is in the output)' : '';
   lines.push(
     '',
     found === undefined

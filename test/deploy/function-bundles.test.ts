@@ -16,7 +16,7 @@ import { inlineSchemaKeys, sdkSchemaKeys, usesOnlyVersion } from '../../scripts/
 
 const ROOT = join(import.meta.dirname, '..', '..');
 let work: string;
-let meta: Record<string, { bytes: number; packages: string[]; sources: string[] }>;
+let meta: Record<string, { bytes: number; initBytes: number; packages: string[]; sources: string[] }>;
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'function-bundles-'));
@@ -37,6 +37,15 @@ describe('the onEksEvent bundle', () => {
     expect(sources.filter((s) => /parity/.test(s))).toEqual([]);
     for (const p of ['@aws-sdk/client-ec2', '@aws-sdk/client-iam', '@kubernetes/client-node'])
       expect(packages).not.toContain(p);
+  });
+
+  it('loads at init only its entry and the chunks it imports statically, not the on-demand ones', () => {
+    const chunks = readdirSync(join(work, 'onEksEvent', 'chunks')).filter((f) => f.endsWith('.js'));
+    // the credential providers that a Lambda with environment credentials never calls
+    for (const onDemand of ['sts-', 'sso-oidc-', 'signin-', 'bowser-'])
+      expect(chunks.some((c) => c.startsWith(onDemand)), onDemand).toBe(true);
+    const { bytes = 0, initBytes = 0 } = meta.onEksEvent ?? {};
+    expect(initBytes).toBeLessThan(bytes);
   });
 
   it('loads on its own (module init, as a cold start does)', () => {
