@@ -60,7 +60,7 @@ export function functionBuildOptions() {
  * the entry and the chunks it imports statically (what a cold start loads).
  */
 export function outputSizes(metafile, entry = '/index.js') {
-  const js = Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.js'));
+  const js = Object.entries(metafile.outputs).filter(([file]) => /\.m?js$/.test(file));
   const start = js.find(([file]) => file.endsWith(entry));
   if (start === undefined) throw new Error(`no output ends with ${entry}`);
   const loaded = new Set();
