@@ -291,16 +291,22 @@ export function clusterLabel(c: ClusterRef): string {
   return `${oneLine(c.name)} (account ${oneLine(c.accountId)}, region ${oneLine(c.region)})`;
 }
 
+/** `a, b (+10 more)`: the first few of `total` names, each shown with `show`; `—` when none. */
+export function namesList(names: readonly string[], total: number, show: (name: string) => string): string {
+  const shown = names.map(oneLine).filter((n) => n.length > 0);
+  if (shown.length === 0) return '—';
+  const more = total - shown.length;
+  return `${shown.map(show).join(', ')}${more > 0 ? ` (+${more} more)` : ''}`;
+}
+
 /** `12: ip-10-0-1-1, i-0abc (+10 more)`, each name shown with `show`. */
 export function nodesLabel(
   nodeCount: number,
   firstNodes: readonly string[],
   show: (name: string) => string,
 ): string {
-  const names = firstNodes.map(oneLine).filter((n) => n.length > 0);
-  if (names.length === 0) return String(nodeCount);
-  const more = nodeCount - names.length;
-  return `${nodeCount}: ${names.map(show).join(', ')}${more > 0 ? ` (+${more} more)` : ''}`;
+  const list = namesList(firstNodes, nodeCount, show);
+  return list === '—' ? String(nodeCount) : `${nodeCount}: ${list}`;
 }
 
 /** The remediation's code, in the order shown: label, body, fence language. Empty ones left out. */
