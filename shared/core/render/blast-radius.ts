@@ -64,6 +64,11 @@ function count(row: BlastRow | undefined, one: string, many?: string): string[] 
   return row === undefined || row.total === 0 ? [] : [plural(row.total, one, many)];
 }
 
+/** A workload-identity blast radius: service accounts whose pods lose their AWS credentials. */
+export function isWorkloadIdentity(br: BlastRadius | undefined): boolean {
+  return present(br?.serviceAccounts).length > 0;
+}
+
 export function blastRadiusView(br: BlastRadius): BlastRadiusView {
   const accounts = present(br.serviceAccounts);
   const namespaces = namespacesOf(br, accounts);
