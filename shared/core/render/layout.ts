@@ -93,12 +93,27 @@ export function summaryLine(counts: SeverityCounts): string {
   return total === 0 ? 'No findings' : `${plural(total, 'finding')} (${formatCounts(counts)})`;
 }
 
-/** What a report found, in one sentence; an empty result names the cluster. */
+/** How many of a what-if's effects are plan changes left unsimulated (values unknown until apply). */
+export function unknownCount(effects: RenderOptions['effects']): number {
+  return effects?.filter((e) => e.unknown === true).length ?? 0;
+}
+
+/**
+ * What a report found, in one sentence; an empty result names the cluster. With `unknown` plan
+ * changes (not simulated), the sentence says the findings come from the known values only: "No
+ * findings" above an UNKNOWN line would read as an all-clear.
+ */
 export function resultLine(
   findings: readonly Finding[],
   cluster: ClusterRef | undefined,
   label: (c: ClusterRef) => string,
+  unknown = 0,
 ): string {
+  if (unknown > 0) {
+    const found = findings.length > 0 ? summaryLine(countBySeverity(findings)) : 'No findings';
+    const where = findings.length === 0 && cluster !== undefined ? ` for cluster ${label(cluster)}` : '';
+    return `${found} from the known values${where} — ${plural(unknown, 'change')} UNKNOWN until apply, listed below.`;
+  }
   if (findings.length > 0) return summaryLine(countBySeverity(findings));
   return cluster === undefined ? 'No findings.' : `No findings for cluster ${label(cluster)}.`;
 }

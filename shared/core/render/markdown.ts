@@ -25,6 +25,7 @@ import {
   shortenOversized,
   sortFindings,
   TOO_LONG_NOTE,
+  unknownCount,
 } from './layout.ts';
 import { alertLinks } from './links.ts';
 
@@ -128,7 +129,7 @@ function effectList(effects: NonNullable<RenderOptions['effects']>): string {
 function renderHead(findings: readonly Finding[], options: RenderOptions): string {
   const cluster = options.cluster ?? commonCluster(findings);
   const title = escapeMarkdown(oneLine(options.title ?? DEFAULT_TITLE));
-  const result = resultLine(findings, cluster, clusterMd);
+  const result = resultLine(findings, cluster, clusterMd, unknownCount(options.effects));
   const change = options.change === undefined ? undefined : escapeMarkdown(oneLine(options.change));
   const effects = options.effects;
   if (options.compact === true) {

@@ -27,6 +27,7 @@ import {
   shortenOversized,
   sortFindings,
   TOO_LONG_NOTE,
+  unknownCount,
   wrap,
 } from './layout.ts';
 
@@ -136,7 +137,7 @@ function renderHead(findings: readonly Finding[], options: RenderOptions): strin
   const color = options.color === true;
   const cluster = options.cluster ?? commonCluster(findings);
   const title = oneLine(options.title ?? DEFAULT_TITLE);
-  const result = resultLine(findings, cluster, clusterLabel);
+  const result = resultLine(findings, cluster, clusterLabel, unknownCount(options.effects));
   const change = options.change === undefined ? undefined : oneLine(options.change);
   const effects = options.effects;
   if (options.compact === true) {
