@@ -206,11 +206,14 @@ type Detail = 'full' | 'no-code' | 'minimal';
 export function shortenArns(text: string): string {
   return text.replace(
     /\barn:aws[a-z-]*:(?:iam|sts)::[^\s:]*:(role|user|assumed-role|instance-profile)\/([^\s,;]+)/g,
-    (_all, kind: string, path: string) => {
+    (_all, kind: string, path: string, offset: number) => {
       const parts = path.split('/').filter((p) => p !== '');
       // assumed-role/<role>/<session>: the role; role/<path…>/<name>: the name.
       const name = kind === 'assumed-role' ? parts[0] : parts[parts.length - 1];
-      return `${kind === 'assumed-role' ? 'role' : kind} ${name ?? path}`;
+      const label = kind === 'assumed-role' ? 'role' : kind;
+      // "IAM role arn:…:role/x" → "IAM role x", not "IAM role role x".
+      const said = new RegExp(`\\b${label}\\s+$`, 'i').test(text.slice(Math.max(0, offset - 20), offset));
+      return said ? (name ?? path) : `${label} ${name ?? path}`;
     },
   );
 }
