@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Notice } from '../../shared/core/alerts.ts';
+import { compareClusters } from '../../shared/core/compare.ts';
 import { assessSnapshot } from '../../shared/core/engine.ts';
 import type { BlastRadius, Finding } from '../../shared/core/model.ts';
 import { buildDependencyGraph } from '../../shared/core/render/dependency-graph.ts';
@@ -161,5 +162,16 @@ describe('findings where nobody loses credentials', () => {
     expect(f).toBeDefined();
     expect(f?.blastRadius).toBeUndefined();
     expect(renderMarkdown(f ? [f] : [])).not.toContain('no AWS credentials');
+  });
+});
+
+describe('parity/workload-identity-missing', () => {
+  it('times the impact at the cut-over, not at a credential refresh of pods that do not run there yet', () => {
+    const f = compareClusters(
+      loadScenario('workload-identity/wi-blue'),
+      loadScenario('workload-identity/wi-green'),
+    ).findings.find((x) => x.ruleId === 'parity/workload-identity-missing');
+    expect(f?.blastRadius?.timeToImpact).toBe('its pods get no AWS credentials as soon as they run on green');
+    expect(renderMarkdown(f ? [f] : [])).toContain('1 service account (namespace `payments`)');
   });
 });
