@@ -24,6 +24,12 @@ type AwsAuthArgs = Extract<FileOrLiveArgs, { kind: 'whatif-aws-auth' }>;
 
 export const NOTHING_RELEVANT = 'nothing auth-relevant in this plan';
 
+/** `, 1 more UNKNOWN until apply (not simulated)`: the changes the step count leaves out. */
+function unknownLabel(effects: readonly SimulationEffect[]): string {
+  const n = effects.filter((e) => e.unknown === true).length;
+  return n === 0 ? '' : `, ${n} more UNKNOWN until apply (not simulated)`;
+}
+
 interface Section {
   cluster: ClusterRef;
   change: string;
@@ -83,7 +89,7 @@ export async function runWhatIfPlan(args: PlanArgs, io: CliIo): Promise<number> 
   const result = whatIfTerraformPlan(plan, snapshots);
   const sections: Section[] = result.clusters.map((c) => ({
     cluster: c.cluster,
-    change: `${args.plan}: ${c.steps} auth-relevant change(s)`,
+    change: `${args.plan}: ${c.steps} auth-relevant change(s)${unknownLabel(c.effects)}`,
     findings: c.findings,
     effects: c.effects,
   }));

@@ -23,6 +23,8 @@ export interface SimulationEffect {
   summary: string;
   /** True where the facts do not confirm EKS does this and the engine assumes the worse case. */
   assumed: boolean;
+  /** A plan change whose values are known only after apply: not simulated, so not in the findings. */
+  unknown?: true;
 }
 
 export interface Simulation {

@@ -120,6 +120,19 @@ describe('whatif --terraform-plan on workload identity', () => {
     expect(out.replace(/\s+/g, ' ')).toContain(
       "module.payments.aws_iam_role.irsa: UNKNOWN until apply — assume_role_policy known only after apply: the updated role's trust policy is not evaluated",
     );
+    // Not an all-clear: the summary says the unknown change was left out.
+    expect(out).toContain('No findings from the known values for cluster prod');
+    expect(out).toContain('1 change UNKNOWN until apply, listed below');
+  });
+
+  it('says so in the Markdown of the PR comment too, and still exits 0 by default', async () => {
+    const { code, out } = await run(
+      argv('wi-role-trust-unknown-until-apply.json', 'wi-healthy-irsa', '--format', 'markdown'),
+    );
+    expect(code).toBe(0);
+    expect(out).toContain('No findings from the known values for cluster `prod`');
+    expect(out).toContain('1 change UNKNOWN until apply, listed below');
+    expect(out).toContain('0 auth-relevant change(s), 1 more UNKNOWN until apply (not simulated)');
   });
 
   it('still exits 0 with "nothing auth-relevant in this plan" on a plan of no-op workload-identity resources', async () => {

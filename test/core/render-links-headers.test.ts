@@ -155,4 +155,16 @@ describe('Slack header', () => {
       ),
     ).toBe('a role Node, user jane and role Admin');
   });
+
+  it('does not repeat "role" after a title that already says it ("IAM role role x")', () => {
+    expect(shortenArns('IAM role arn:aws:iam::111122223333:role/payments-api does not exist')).toBe(
+      'IAM role payments-api does not exist',
+    );
+    expect(shortenArns('Node role arn:aws:iam::111122223333:role/team/prod-node-role may not call')).toBe(
+      'Node role prod-node-role may not call',
+    );
+    expect(
+      shortenArns('IAM user arn:aws:iam::111122223333:user/jane, then arn:aws:iam::111122223333:role/x'),
+    ).toBe('IAM user jane, then role x');
+  });
 });

@@ -336,3 +336,42 @@ describe('renderJson', () => {
     expect(parsed.summary.total).toBe(0);
   });
 });
+
+describe('what-if summary with plan values unknown until apply', () => {
+  const unknown = {
+    summary: 'module.x.aws_iam_role.irsa: UNKNOWN until apply — assume_role_policy known only after apply',
+    assumed: false,
+    unknown: true as const,
+  };
+
+  it.each(FORMATS)('%s never says a bare "No findings" above UNKNOWN changes', (format) => {
+    const out = renderFindings(format, [], {
+      cluster: TEST_CLUSTER,
+      change: 'plan.json',
+      effects: [unknown],
+    });
+    expect(out).toMatch(
+      /No findings from the known values for cluster .*prod.* — 1 change UNKNOWN until apply, listed below/,
+    );
+    expect(out).not.toMatch(/No findings for cluster/);
+    expect(out.indexOf('from the known values')).toBeLessThan(out.indexOf('module.x.aws_iam_role.irsa'));
+  });
+
+  it.each(FORMATS)('%s counts the unknowns next to the findings there are', (format) => {
+    const out = renderFindings(format, [createFinding({ severity: 'high' })], {
+      change: 'plan.json',
+      effects: [unknown, { ...unknown, summary: 'module.y: UNKNOWN until apply — z' }],
+    });
+    expect(out).toContain('1 finding (1 high) from the known values — 2 changes UNKNOWN until apply');
+  });
+
+  it.each(FORMATS)('%s keeps the plain summary when every value is known', (format) => {
+    const out = renderFindings(format, [], {
+      cluster: TEST_CLUSTER,
+      change: 'plan.json',
+      effects: [{ summary: 'EKS drains the node group', assumed: false }],
+    });
+    expect(out).toMatch(/No findings for cluster/);
+    expect(out).not.toContain('known values');
+  });
+});

@@ -10,6 +10,7 @@ import { type Analysis, analyzeSnapshot } from '../analysis.ts';
 import { nodeLabel } from '../consumers.ts';
 import type { ClusterSnapshot, Finding } from '../model.ts';
 import { principalKey } from '../principal.ts';
+import { isWorkloadIdentity } from './blast-radius.ts';
 
 export type GraphNodeKind = 'principal' | 'authorization' | 'compute';
 export type PathState = 'ok' | 'at-risk' | 'broken';
@@ -100,6 +101,9 @@ function computeGroupsOf(a: Analysis): Map<string, ComputeGroup[]> {
 }
 
 function touches(f: Finding, key: string, g?: ComputeGroup): boolean {
+  // A workload-identity finding (pods lose their AWS credentials) names a node role or node group
+  // only as where the pods run: the nodes' own path to the cluster is not broken by it.
+  if (isWorkloadIdentity(f.blastRadius)) return false;
   if (principalKey(f.subject) === key) return true;
   if (!g || !f.blastRadius) return false;
   const b = f.blastRadius;

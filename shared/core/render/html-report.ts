@@ -18,8 +18,9 @@ import dagre from '@dagrejs/dagre';
 import { type ClusterSnapshot, clusterRefOf, type Finding, SEVERITIES, type Severity } from '../model.ts';
 import { escapeHtml } from '../quote/html.ts';
 import { jsonText } from '../quote/json.ts';
+import { blastRadiusView, podsRunOnLine } from './blast-radius.ts';
 import { buildDependencyGraph, type DependencyGraph, type GraphNode } from './dependency-graph.ts';
-import { countBySeverity, planAddressOf, sortFindings } from './layout.ts';
+import { countBySeverity, namesList, nodesLabel, planAddressOf, sortFindings } from './layout.ts';
 
 export interface HtmlWhatIf {
   label: string;
@@ -140,10 +141,6 @@ function sevBadge(s: Severity): string {
   return `<span class="sev sev-${s}">${s}</span>`;
 }
 
-function listOrNone(items: readonly string[]): string {
-  return items.length === 0 ? 'none' : items.map(h).join(', ');
-}
-
 function renderFinding(f: Finding): string {
   const rows: Array<[string, string]> = [
     ['rule', h(f.ruleId)],
@@ -161,16 +158,17 @@ function renderFinding(f: Finding): string {
   }
   const b = f.blastRadius;
   if (b) {
-    rows.push(
-      ['node groups', listOrNone(b.nodegroups)],
-      ['Fargate profiles', listOrNone(b.fargateProfiles)],
-      ['node classes', listOrNone(b.nodeClasses)],
-      [
-        'nodes',
-        `${b.nodeCount}${b.firstNodes.length > 0 ? ` (${listOrNone(b.firstNodes)}${b.nodeCount > b.firstNodes.length ? ', …' : ''})` : ''}`,
-      ],
-      ['time to impact', h(b.timeToImpact)],
-    );
+    const view = blastRadiusView(b);
+    const listOf = (names: readonly string[], total: number) => namesList(names, total, h);
+    rows.push(['blast radius', view.headline((n) => `<code>${h(n)}</code>`)]);
+    for (const row of view.rows) {
+      rows.push([
+        h(row.label),
+        row.label === 'nodes' ? nodesLabel(row.total, row.names, h) : listOf(row.names, row.total),
+      ]);
+    }
+    if (view.podsRunOn.length > 0) rows.push(['where it breaks', podsRunOnLine(view.podsRunOn, listOf)]);
+    if (view.timeToImpact !== undefined) rows.push(['time to impact', h(view.timeToImpact)]);
   }
   rows.push(['fingerprint', h(f.fingerprint)]);
   const fix: string[] = [];

@@ -93,12 +93,27 @@ export function summaryLine(counts: SeverityCounts): string {
   return total === 0 ? 'No findings' : `${plural(total, 'finding')} (${formatCounts(counts)})`;
 }
 
-/** What a report found, in one sentence; an empty result names the cluster. */
+/** How many of a what-if's effects are plan changes left unsimulated (values unknown until apply). */
+export function unknownCount(effects: RenderOptions['effects']): number {
+  return effects?.filter((e) => e.unknown === true).length ?? 0;
+}
+
+/**
+ * What a report found, in one sentence; an empty result names the cluster. With `unknown` plan
+ * changes (not simulated), the sentence says the findings come from the known values only: "No
+ * findings" above an UNKNOWN line would read as an all-clear.
+ */
 export function resultLine(
   findings: readonly Finding[],
   cluster: ClusterRef | undefined,
   label: (c: ClusterRef) => string,
+  unknown = 0,
 ): string {
+  if (unknown > 0) {
+    const found = findings.length > 0 ? summaryLine(countBySeverity(findings)) : 'No findings';
+    const where = findings.length === 0 && cluster !== undefined ? ` for cluster ${label(cluster)}` : '';
+    return `${found} from the known values${where} — ${plural(unknown, 'change')} UNKNOWN until apply, listed below.`;
+  }
   if (findings.length > 0) return summaryLine(countBySeverity(findings));
   return cluster === undefined ? 'No findings.' : `No findings for cluster ${label(cluster)}.`;
 }
@@ -291,16 +306,22 @@ export function clusterLabel(c: ClusterRef): string {
   return `${oneLine(c.name)} (account ${oneLine(c.accountId)}, region ${oneLine(c.region)})`;
 }
 
+/** `a, b (+10 more)`: the first few of `total` names, each shown with `show`; `—` when none. */
+export function namesList(names: readonly string[], total: number, show: (name: string) => string): string {
+  const shown = names.map(oneLine).filter((n) => n.length > 0);
+  if (shown.length === 0) return '—';
+  const more = total - shown.length;
+  return `${shown.map(show).join(', ')}${more > 0 ? ` (+${more} more)` : ''}`;
+}
+
 /** `12: ip-10-0-1-1, i-0abc (+10 more)`, each name shown with `show`. */
 export function nodesLabel(
   nodeCount: number,
   firstNodes: readonly string[],
   show: (name: string) => string,
 ): string {
-  const names = firstNodes.map(oneLine).filter((n) => n.length > 0);
-  if (names.length === 0) return String(nodeCount);
-  const more = nodeCount - names.length;
-  return `${nodeCount}: ${names.map(show).join(', ')}${more > 0 ? ` (+${more} more)` : ''}`;
+  const list = namesList(firstNodes, nodeCount, show);
+  return list === '—' ? String(nodeCount) : `${nodeCount}: ${list}`;
 }
 
 /** The remediation's code, in the order shown: label, body, fence language. Empty ones left out. */

@@ -4,6 +4,7 @@
  * the fix is in fenced code blocks whose fence is longer than any backtick run inside.
  */
 import type { ClusterRef, Finding, Remediation } from '../model.ts';
+import { blastRadiusView, capitalize, podsRunOnLine } from './blast-radius.ts';
 import {
   actorLine,
   type Block,
@@ -13,6 +14,7 @@ import {
   DEFAULT_TITLE,
   fitBlocks,
   fixCode,
+  namesList,
   nodesLabel,
   omittedLine,
   oneLine,
@@ -23,6 +25,7 @@ import {
   shortenOversized,
   sortFindings,
   TOO_LONG_NOTE,
+  unknownCount,
 } from './layout.ts';
 import { alertLinks } from './links.ts';
 
@@ -63,10 +66,6 @@ function clusterMd(c: ClusterRef): string {
   return `${inlineCode(c.name)} (account ${inlineCode(c.accountId)}, region ${inlineCode(c.region)})`;
 }
 
-function list(values: readonly string[]): string {
-  return values.length > 0 ? values.map(inlineCode).join(', ') : '—';
-}
-
 /** `- **Links:** [EKS console (access)](<https://…>) · [CloudTrail event](<…>)`; the URLs are percent-encoded (links.ts). */
 function linkItems(f: Finding): string[] {
   const links = alertLinks(f);
@@ -92,18 +91,16 @@ function renderFindingBlock(f: Finding): string {
   if (f.detail.trim().length > 0) parts.push(prose(f.detail));
   const br = f.blastRadius;
   if (br !== undefined) {
-    const lines = [
-      '**Blast radius**',
-      '',
-      `- Node groups: ${list(br.nodegroups)}`,
-      `- Fargate profiles: ${list(br.fargateProfiles)}`,
-    ];
-    if (br.nodeClasses.length > 0) lines.push(`- Node classes: ${list(br.nodeClasses)}`);
-    if (br.serviceAccounts?.length) lines.push(`- Service accounts: ${list(br.serviceAccounts)}`);
-    lines.push(
-      `- Nodes: ${nodesLabel(br.nodeCount, br.firstNodes, inlineCode)}`,
-      `- Time to impact: ${escapeMarkdown(oneLine(br.timeToImpact)) || '—'}`,
+    const view = blastRadiusView(br);
+    const listOf = (names: readonly string[], total: number) => namesList(names, total, inlineCode);
+    const lines = [`**Blast radius** — ${view.headline(inlineCode)}`];
+    const items = view.rows.map(
+      (row) =>
+        `- ${capitalize(row.label)}: ${row.label === 'nodes' ? nodesLabel(row.total, row.names, inlineCode) : listOf(row.names, row.total)}`,
     );
+    if (view.podsRunOn.length > 0) items.push(`- Where it breaks: ${podsRunOnLine(view.podsRunOn, listOf)}`);
+    if (view.timeToImpact !== undefined) items.push(`- Time to impact: ${escapeMarkdown(view.timeToImpact)}`);
+    if (items.length > 0) lines.push('', ...items);
     parts.push(lines.join('\n'));
   }
   const r = f.remediation;
@@ -132,7 +129,7 @@ function effectList(effects: NonNullable<RenderOptions['effects']>): string {
 function renderHead(findings: readonly Finding[], options: RenderOptions): string {
   const cluster = options.cluster ?? commonCluster(findings);
   const title = escapeMarkdown(oneLine(options.title ?? DEFAULT_TITLE));
-  const result = resultLine(findings, cluster, clusterMd);
+  const result = resultLine(findings, cluster, clusterMd, unknownCount(options.effects));
   const change = options.change === undefined ? undefined : escapeMarkdown(oneLine(options.change));
   const effects = options.effects;
   if (options.compact === true) {

@@ -13,6 +13,7 @@
  */
 import type { Notice, NoticeKind } from '../alerts.ts';
 import type { Finding, Severity } from '../model.ts';
+import { blastRadiusView, capitalize, podsRunOnLine } from './blast-radius.ts';
 import { actorLine, confirmationLine, fixCode, noticeOrder, oneLine, plural, sanitize } from './layout.ts';
 import { alertLinks } from './links.ts';
 
@@ -161,11 +162,12 @@ function plainText(text: string, max: number, label?: string): SlackBlock {
   };
 }
 
-/** `a`, `b`, `c` … 7 more */
-function codeList(values: readonly string[], max: number): string {
+/** `a`, `b`, `c` … 7 more (of `total`, when the values are only the first few). */
+function codeList(values: readonly string[], max: number, total = values.length): string {
   if (values.length === 0) return '—';
   const shown = values.slice(0, max).map(code).join(', ');
-  return values.length > max ? `${shown} … ${values.length - max} more` : shown;
+  const more = Math.max(total, values.length) - Math.min(values.length, max);
+  return more > 0 ? `${shown} … ${more} more` : shown;
 }
 
 function section(text: string): SlackBlock {
@@ -204,11 +206,14 @@ type Detail = 'full' | 'no-code' | 'minimal';
 export function shortenArns(text: string): string {
   return text.replace(
     /\barn:aws[a-z-]*:(?:iam|sts)::[^\s:]*:(role|user|assumed-role|instance-profile)\/([^\s,;]+)/g,
-    (_all, kind: string, path: string) => {
+    (_all, kind: string, path: string, offset: number) => {
       const parts = path.split('/').filter((p) => p !== '');
       // assumed-role/<role>/<session>: the role; role/<path…>/<name>: the name.
       const name = kind === 'assumed-role' ? parts[0] : parts[parts.length - 1];
-      return `${kind === 'assumed-role' ? 'role' : kind} ${name ?? path}`;
+      const label = kind === 'assumed-role' ? 'role' : kind;
+      // "IAM role arn:…:role/x" → "IAM role x", not "IAM role role x".
+      const said = new RegExp(`\\b${label}\\s+$`, 'i').test(text.slice(Math.max(0, offset - 20), offset));
+      return said ? (name ?? path) : `${label} ${name ?? path}`;
     },
   );
 }
@@ -287,19 +292,14 @@ export function renderSlackNotice(notice: Notice, detail: Detail = 'full'): Slac
   const br = f.blastRadius;
   if (!resolved && br !== undefined) {
     const max = detail === 'minimal' ? 3 : 10;
-    const lines = [`*Who loses access* — ${plural(br.nodeCount, 'node')}`];
-    if (br.nodegroups.length > 0) lines.push(`• Node groups: ${codeList(br.nodegroups, max)}`);
-    if (br.fargateProfiles.length > 0) lines.push(`• Fargate profiles: ${codeList(br.fargateProfiles, max)}`);
-    if (br.nodeClasses.length > 0) lines.push(`• Karpenter node classes: ${codeList(br.nodeClasses, max)}`);
-    if (br.serviceAccounts?.length) lines.push(`• Service accounts: ${codeList(br.serviceAccounts, max)}`);
-    const firstNodes = br.firstNodes.filter((n) => oneLine(n).length > 0);
-    if (firstNodes.length > 0) {
-      const more = br.nodeCount - Math.min(firstNodes.length, max);
-      lines.push(
-        `• Nodes: ${firstNodes.slice(0, max).map(code).join(', ')}${more > 0 ? ` … ${more} more` : ''}`,
-      );
+    const list = (names: readonly string[], total: number) => codeList(names, max, total);
+    const view = blastRadiusView(br);
+    const lines = [`*Who loses access* — ${view.headline(code)}`];
+    for (const row of view.rows) {
+      if (row.names.length > 0) lines.push(`• ${capitalize(row.label)}: ${list(row.names, row.total)}`);
     }
-    lines.push(`*By when:* ${escapeSlack(oneLine(br.timeToImpact)) || '—'}`);
+    if (view.podsRunOn.length > 0) lines.push(`• Where it breaks: ${podsRunOnLine(view.podsRunOn, list)}`);
+    if (view.timeToImpact !== undefined) lines.push(`*By when:* ${escapeSlack(view.timeToImpact)}`);
     blocks.push(section(lines.join('\n')));
   }
 

@@ -5,6 +5,7 @@
  * indented, so it can be copied exactly.
  */
 import type { Finding, Remediation, Severity } from '../model.ts';
+import { blastRadiusView, podsRunOnLine } from './blast-radius.ts';
 import {
   actorLine,
   type Block,
@@ -15,6 +16,7 @@ import {
   defuseFence,
   fitBlocks,
   fixCode,
+  namesList,
   nodesLabel,
   omittedLine,
   oneLine,
@@ -25,6 +27,7 @@ import {
   shortenOversized,
   sortFindings,
   TOO_LONG_NOTE,
+  unknownCount,
   wrap,
 } from './layout.ts';
 
@@ -86,20 +89,19 @@ function renderFindingBlock(f: Finding, color: boolean): string {
   }
   const br = f.blastRadius;
   if (br !== undefined) {
-    lines.push('', '  Blast radius');
-    const list = (xs: readonly string[]) => (xs.length > 0 ? xs.map(oneLine).join(', ') : '—');
-    lines.push(field('node groups', list(br.nodegroups), '    '));
-    lines.push(field('Fargate profiles', list(br.fargateProfiles), '    '));
-    if (br.nodeClasses.length > 0) lines.push(field('node classes', list(br.nodeClasses), '    '));
-    if (br.serviceAccounts?.length) lines.push(field('service accounts', list(br.serviceAccounts), '    '));
-    lines.push(
-      field(
-        'nodes',
-        nodesLabel(br.nodeCount, br.firstNodes, (n) => n),
-        '    ',
-      ),
-    );
-    lines.push(field('time to impact', oneLine(br.timeToImpact) || '—', '    '));
+    const view = blastRadiusView(br);
+    const show = (n: string) => n;
+    const listOf = (names: readonly string[], total: number) => namesList(names, total, show);
+    lines.push('', ...wrap(`Blast radius — ${view.headline(show)}`, WIDTH, '  '));
+    for (const row of view.rows) {
+      const value =
+        row.label === 'nodes' ? nodesLabel(row.total, row.names, show) : listOf(row.names, row.total);
+      // The label column is 18 wide: `Karpenter node classes` would run into its value.
+      lines.push(field(row.label.replace(/^Karpenter /, ''), value, '    '));
+    }
+    if (view.podsRunOn.length > 0)
+      lines.push(field('where it breaks', podsRunOnLine(view.podsRunOn, listOf), '    '));
+    if (view.timeToImpact !== undefined) lines.push(field('time to impact', view.timeToImpact, '    '));
   }
   let text = `${lines.join('\n')}\n`;
   const r = f.remediation;
@@ -135,7 +137,7 @@ function renderHead(findings: readonly Finding[], options: RenderOptions): strin
   const color = options.color === true;
   const cluster = options.cluster ?? commonCluster(findings);
   const title = oneLine(options.title ?? DEFAULT_TITLE);
-  const result = resultLine(findings, cluster, clusterLabel);
+  const result = resultLine(findings, cluster, clusterLabel, unknownCount(options.effects));
   const change = options.change === undefined ? undefined : oneLine(options.change);
   const effects = options.effects;
   if (options.compact === true) {

@@ -38,7 +38,11 @@ export const parityWorkloadIdentityMissing: Rule = {
           : `Could not evaluate whether ${label} gets ${use.roleArn} on ${to.cluster.name}: a trust condition cannot be decided`,
         detail: `${verdict.why}.`,
         evidence: { serviceAccount: label, roleArn: use.roleArn, via: use.via, verdict: verdict.verdict },
-        blastRadius: serviceAccountBlastRadius([{ namespace: use.namespace, name: use.name }]),
+        // Before the move nothing runs there yet: the impact comes with the cut-over.
+        blastRadius: serviceAccountBlastRadius(
+          [{ namespace: use.namespace, name: use.name }],
+          `its pods get no AWS credentials as soon as they run on ${to.cluster.name}`,
+        ),
         ...(plan ? { remediation: plan.fix } : {}),
       });
     }

@@ -1,5 +1,5 @@
 import { eksCommand } from '../remediation.ts';
-import { associationsWithAccounts, serviceAccountBlastRadius } from '../workload-identity.ts';
+import { associationsWithAccounts } from '../workload-identity.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 export const podIdentityServiceAccountMissing: Rule = {
@@ -26,7 +26,7 @@ export const podIdentityServiceAccountMissing: Rule = {
           serviceAccount: x.serviceAccount,
           roleArn: x.roleArn,
         },
-        blastRadius: serviceAccountBlastRadius([{ namespace: x.namespace, name: x.serviceAccount }]),
+        // No blast radius: nobody loses credentials (the subject names the service account).
         remediation: {
           summary:
             'Create the service account (kubectl create serviceaccount), or delete the association if nothing uses it.',

@@ -1,5 +1,5 @@
 import { eksCommand } from '../remediation.ts';
-import { associationsWithAccounts, serviceAccountBlastRadius } from '../workload-identity.ts';
+import { associationsWithAccounts } from '../workload-identity.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 export const workloadIdentityIrsaAndPodIdentity: Rule = {
@@ -27,7 +27,7 @@ export const workloadIdentityIrsaAndPodIdentity: Rule = {
           podIdentityRole: x.roleArn,
           associationId: x.associationId,
         },
-        blastRadius: serviceAccountBlastRadius([{ namespace: x.namespace, name: x.serviceAccount }]),
+        // No blast radius: nobody loses credentials (the subject names the service account).
         remediation: {
           summary:
             'Remove the IRSA annotation once Pod Identity works for the service account (or delete the association to stay on IRSA).',

@@ -76,7 +76,7 @@ function targetsOf(
 }
 
 function unknownEffect(u: PlanUnknown): SimulationEffect {
-  return { summary: `${u.address}: UNKNOWN until apply — ${u.what}`, assumed: false };
+  return { summary: `${u.address}: UNKNOWN until apply — ${u.what}`, assumed: false, unknown: true };
 }
 
 /** Simulates the plan against the snapshots, each cluster's changes together, in apply order. */
