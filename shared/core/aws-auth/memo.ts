@@ -7,6 +7,7 @@
  * by pointer first, so no 1 MB key is built per look-up). Outside an evaluation it is plain
  * `parseAwsAuth`. Callers must not mutate the result.
  */
+import { withEntryMemo } from './entry-memo.ts';
 import type { ParsedAwsAuth } from './model.ts';
 import { parseAwsAuth } from './parse.ts';
 
@@ -19,7 +20,7 @@ export function withAwsAuthMemo<T>(fn: () => T): T {
   if (recent !== undefined) return fn();
   recent = [];
   try {
-    return fn();
+    return withEntryMemo(fn);
   } finally {
     recent = undefined;
   }

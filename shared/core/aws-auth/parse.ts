@@ -4,6 +4,7 @@
  */
 import { DecodeFailure } from './decode-failure.ts';
 import { describeMapped, ignoredDocumentIssue } from './documents.ts';
+import { parseFromKnown, rememberEntries, toMapping } from './entry-memo.ts';
 import { scanEntryList } from './fast-path.ts';
 import { compareCodePoints, goTrimLeft, isSkippable, levenshtein, plural, truncate } from './go-text.ts';
 import { type AccountsResult, decodeAccountsGoYaml, goYamlToJVal } from './go-yaml-front.ts';
@@ -16,6 +17,7 @@ import {
   type JVal,
   jsonTypeName,
   type Located,
+  type RawEntry,
   validateEntry,
 } from './json-decode.ts';
 import { LineIndex } from './line-index.ts';
@@ -27,7 +29,6 @@ import {
   type KeyStatus,
   type ParsedAwsAuth,
   type RoleMapping,
-  type SsoMatcher,
   type UserMapping,
 } from './model.ts';
 import { ACCOUNT_ID_RE, KEY_NOUN } from './upstream.ts';
@@ -127,6 +128,22 @@ function parseEntryKey(
       LineIndex.of(text),
     );
   }
+  const reused = fast ? parseFromKnown(key, text, plainIsString) : undefined;
+  if (reused !== undefined) {
+    const outcome: KeyOutcome = {
+      status: 'ok',
+      issues: [],
+      roles: [],
+      users: [],
+      accounts: [],
+      lc: new LineIndex(reused.lineStarts),
+    };
+    for (const m of reused.mappings) {
+      if ('role' in m) outcome.roles.push(m.role);
+      else outcome.users.push(m.user);
+    }
+    return outcome;
+  }
   let lc: LineIndex;
   let json: JVal;
   // The common shape (block list of block mappings of simple scalars) is read by a line scanner
@@ -166,6 +183,8 @@ function parseEntryKey(
   const outcome: KeyOutcome = { ...base, status: 'ok', issues: decoder.issues };
   // The drop of an entry that repeats an earlier one (an alias of the same node) is that one's.
   const dropped = new Map<number, Located>();
+  const entries: RawEntry[] = [];
+  const locations: EntryLocation[] = [];
   for (const { entry, pos, index, repeatOf } of decoded) {
     const first = repeatOf === undefined ? undefined : dropped.get(repeatOf);
     if (first !== undefined) {
@@ -188,30 +207,14 @@ function parseEntryKey(
     }
     const { line, col } = lc.linePos(pos);
     const location: EntryLocation = { dataKey: key, index, line, column: col };
-    if (key === 'mapRoles') {
-      const role: RoleMapping = { username: entry.username, groups: entry.groups, location };
-      if (entry.arn !== '') role.rolearn = entry.arn;
-      if (entry.sso !== null) {
-        const sso: SsoMatcher = {
-          permissionSetName: entry.sso.permissionSetName,
-          accountID: entry.sso.accountID,
-        };
-        if (entry.sso.partition !== '') sso.partition = entry.sso.partition;
-        role.sso = sso;
-      }
-      if (entry.userid !== '') role.userid = entry.userid;
-      outcome.roles.push(role);
-    } else {
-      const user: UserMapping = {
-        userarn: entry.arn,
-        username: entry.username,
-        groups: entry.groups,
-        location,
-      };
-      if (entry.userid !== '') user.userid = entry.userid;
-      outcome.users.push(user);
-    }
+    const mapping = toMapping(key, entry, location);
+    if ('role' in mapping) outcome.roles.push(mapping.role);
+    else outcome.users.push(mapping.user);
+    entries.push(entry);
+    locations.push(location);
   }
+  if (scanned !== undefined && outcome.issues.length === 0)
+    rememberEntries({ key, text, lineStarts: lc.lineStarts, entries, locations });
   return outcome;
 }
 
