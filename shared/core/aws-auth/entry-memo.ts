@@ -29,13 +29,16 @@ interface Source {
   locations: EntryLocation[];
 }
 
+/** Entry `at` of a source. */
 interface Known {
-  entry: RawEntry;
-  column: number;
+  src: Source;
+  at: number;
 }
 
 interface State {
-  pending: Source[];
+  sources: Source[];
+  /** How many of `sources` are in `known`: built only when entries are not in the order of the last source. */
+  learned: number;
   /** By data key, then by an entry's text. */
   known: Record<EntryKey, Map<string, Known>>;
 }
@@ -45,7 +48,7 @@ let state: State | undefined;
 /** Runs `fn` with the memo on (nested calls share the outer one); it is emptied afterwards. */
 export function withEntryMemo<T>(fn: () => T): T {
   if (state !== undefined) return fn();
-  state = { pending: [], known: { mapRoles: new Map(), mapUsers: new Map() } };
+  state = { sources: [], learned: 0, known: { mapRoles: new Map(), mapUsers: new Map() } };
   try {
     return fn();
   } finally {
@@ -80,87 +83,128 @@ export function toMapping(
 
 /** Offers a clean parse's entries to later parses of the evaluation (nothing when the memo is off). */
 export function rememberEntries(source: Source): void {
-  if (state !== undefined && source.entries.length > 0) state.pending.push(source);
+  if (state !== undefined && source.entries.length > 0) state.sources.push(source);
+}
+
+/** Where entry `at` of `src` starts (its line's start) and ends (the next entry's line, or the end). */
+function chunkOf(src: Source, at: number): [number, number] {
+  const from = src.lineStarts[(src.locations[at]?.line ?? 1) - 1] ?? 0;
+  const next = src.locations[at + 1];
+  return [from, next === undefined ? src.text.length : (src.lineStarts[(next.line ?? 1) - 1] ?? 0)];
 }
 
 function learn(s: State): void {
-  for (const src of s.pending) {
+  for (; s.learned < s.sources.length; s.learned++) {
+    const src = s.sources[s.learned] as Source;
     const known = s.known[src.key];
-    const starts = src.locations.map((l) => src.lineStarts[(l.line ?? 1) - 1] ?? 0);
-    for (let i = 0; i < starts.length; i++) {
-      const text = src.text.slice(starts[i], starts[i + 1] ?? src.text.length);
-      known.set(text, { entry: src.entries[i] as RawEntry, column: src.locations[i]?.column ?? 0 });
+    for (let at = 0; at < src.entries.length; at++) {
+      const [from, to] = chunkOf(src, at);
+      known.set(src.text.slice(from, to), { src, at });
     }
   }
-  s.pending = [];
 }
 
 /** One entry's text read on its own: its decoded entry and the column of its first key, if clean. */
-function readAlone(key: EntryKey, text: string, plainIsString: (s: string) => boolean): Known | undefined {
+function readAlone(
+  key: EntryKey,
+  text: string,
+  plainIsString: (s: string) => boolean,
+): { entry: RawEntry; column: number } | undefined {
   const scanned = scanEntryList(text, plainIsString);
   if (scanned === undefined || scanned.root.items.length !== 1) return undefined;
   const decoder = new EntryListDecoder(key);
   const [item] = decoder.decode(scanned.root);
   if (item === undefined || decoder.issues.length > 0 || validateEntry(key, item.entry) !== undefined)
     return undefined;
-  return { entry: item.entry, column: new LineIndex(scanned.lineStarts).linePos(item.pos).col };
+  const column = new LineIndex(scanned.lineStarts).linePos(item.pos).col;
+  return { entry: item.entry, column };
 }
 
 const SPACE = 0x20;
 const DASH = 0x2d;
 const OUTSIDE_ASCII = /[^\n\x20-\x7e]/;
 
-export interface EntryParse {
-  mappings: Array<{ role: RoleMapping } | { user: UserMapping }>;
-  entries: RawEntry[];
-  locations: EntryLocation[];
-  lineStarts: number[];
+/** Whether the line at `p` (a line start) is an entry line (`- ` and more) at indent `root`. */
+function entryLineAt(text: string, p: number, root: number): boolean {
+  let end = text.indexOf('\n', p);
+  if (end === -1) end = text.length;
+  let ind = p;
+  while (ind < end && text.charCodeAt(ind) === SPACE) ind++;
+  let last = end;
+  while (last > ind && text.charCodeAt(last - 1) === SPACE) last--;
+  return (
+    ind - p === root && text.charCodeAt(ind) === DASH && ind + 1 < last && text.charCodeAt(ind + 1) === SPACE
+  );
 }
 
 /**
  * `text` parsed from the entries known in this evaluation (see the file comment), or `undefined`
- * when the memo is off, nothing is known for `key`, or anything is not clean.
+ * when the memo is off, nothing is known for `key`, or anything is not clean. Entries are first
+ * looked for where they stood in the last parse (an edit leaves most of them in order), then by
+ * their text.
  */
 export function parseFromKnown(
   key: EntryKey,
   text: string,
   plainIsString: (s: string) => boolean,
-): EntryParse | undefined {
+): Source | undefined {
   const s = state;
-  if (s === undefined || (s.pending.length === 0 && s.known[key].size === 0)) return undefined;
-  if (s.pending.some((p) => p.key === key && p.text === text)) return undefined;
-  learn(s);
+  if (s === undefined) return undefined;
+  const previous = s.sources.findLast((p) => p.key === key);
+  if (previous === undefined || previous.text === text || OUTSIDE_ASCII.test(text)) return undefined;
   const known = s.known[key];
-  if (known.size === 0 || OUTSIDE_ASCII.test(text)) return undefined;
-  const out: EntryParse = { mappings: [], entries: [], locations: [], lineStarts: [] };
-  const lineStarts = out.lineStarts;
-  const fresh: Array<[string, Known]> = [];
-  let rootIndent = -1;
+  const out: Source = { key, text, lineStarts: [], entries: [], locations: [] };
+  const lineStarts = out.lineStarts as number[];
+  const len = text.length;
+  let cursor: Known = { src: previous, at: 0 };
+  const add = (entry: RawEntry, line: number, column: number): void => {
+    const location: EntryLocation = { dataKey: key, index: out.entries.length, line, column };
+    out.entries.push({ ...entry, groups: entry.groups.slice() });
+    out.locations.push(location);
+  };
+  /** Where entry `cursor` ends if `text` has it, whole, at `p` (it is then added); -1 otherwise. */
+  const atCursor = (p: number, root: number): number => {
+    const { src, at } = cursor;
+    if (at >= src.entries.length) return -1;
+    const [from, to] = chunkOf(src, at);
+    const end = p + to - from;
+    if (end > len || !text.startsWith(src.text.slice(from, to), p)) return -1;
+    if (end < len && !entryLineAt(text, end, root)) return -1;
+    const line = lineStarts.length + 1;
+    for (let i = (src.locations[at]?.line ?? 1) - 1; i < src.lineStarts.length; i++) {
+      const start = src.lineStarts[i] as number;
+      if (start >= to) break;
+      lineStarts.push(start - from + p);
+    }
+    add(src.entries[at] as RawEntry, line, src.locations[at]?.column ?? 0);
+    cursor = { src, at: at + 1 };
+    return end;
+  };
   let chunkStart = -1;
   let chunkLine = 0;
+  /** The entry whose lines were read one by one: known by its text, or read on its own. */
   const close = (end: number): boolean => {
     if (chunkStart < 0) return true;
     const chunk = text.slice(chunkStart, end);
-    let k = known.get(chunk);
-    if (k === undefined) {
-      k = readAlone(key, chunk, plainIsString);
-      if (k === undefined) return false;
-      fresh.push([chunk, k]);
+    chunkStart = -1;
+    if (s.learned < s.sources.length) learn(s);
+    const k = known.get(chunk);
+    if (k !== undefined) {
+      add(k.src.entries[k.at] as RawEntry, chunkLine, k.src.locations[k.at]?.column ?? 0);
+      cursor = { src: k.src, at: k.at + 1 };
+      return true;
     }
-    const index = out.entries.length;
-    const entry = { ...k.entry, groups: k.entry.groups.slice() };
-    const location: EntryLocation = { dataKey: key, index, line: chunkLine, column: k.column };
-    out.entries.push(entry);
-    out.locations.push(location);
-    out.mappings.push(toMapping(key, entry, location));
+    const alone = readAlone(key, chunk, plainIsString);
+    if (alone === undefined) return false;
+    add(alone.entry, chunkLine, alone.column);
+    cursor = { src: cursor.src, at: cursor.at + 1 };
     return true;
   };
-  const len = text.length;
+  let rootIndent = -1;
   let start = 0;
   // The scanner's line loop (fast-path.ts), deciding only where entries start.
   while (start <= len) {
     if (start === len && start > 0) break;
-    lineStarts.push(start);
     let end = text.indexOf('\n', start);
     if (end === -1) end = len;
     let ind = start;
@@ -175,13 +219,19 @@ export function parseFromKnown(
       }
       if (dashItem && ind - start === rootIndent) {
         if (!close(start)) return undefined;
+        const to = atCursor(start, rootIndent);
+        if (to >= 0) {
+          start = to;
+          continue;
+        }
         chunkStart = start;
-        chunkLine = lineStarts.length;
+        chunkLine = lineStarts.length + 1;
       }
     }
+    lineStarts.push(start);
     start = end + 1;
   }
-  if (chunkStart < 0 || !close(len)) return undefined;
-  for (const [chunk, k] of fresh) known.set(chunk, k);
+  if (!close(len) || out.entries.length === 0) return undefined;
+  s.sources.push(out);
   return out;
 }

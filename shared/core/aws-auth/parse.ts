@@ -138,10 +138,11 @@ function parseEntryKey(
       accounts: [],
       lc: new LineIndex(reused.lineStarts),
     };
-    for (const m of reused.mappings) {
+    reused.entries.forEach((entry, i) => {
+      const m = toMapping(key, entry, reused.locations[i] as EntryLocation);
       if ('role' in m) outcome.roles.push(m.role);
       else outcome.users.push(m.user);
-    }
+    });
     return outcome;
   }
   let lc: LineIndex;
