@@ -32,7 +32,8 @@ const resourceChangeSchema = z.object({
   }),
 });
 
-const planSchema = z.object({
+/** Exported for the test that `isValidPlan` agrees with it. */
+export const planSchema = z.object({
   format_version: z.string(),
   terraform_version: z.optional(z.string()),
   errored: z.optional(z.boolean()),
@@ -92,6 +93,47 @@ function otherFormat(value: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
+const ACTIONS: ReadonlySet<unknown> = new Set(PLAN_ACTIONS);
+const isOptionalString = (v: unknown): boolean => v === undefined || typeof v === 'string';
+
+/**
+ * `planSchema` accepts `value`, checked by hand: zod builds a copy of each of 2,000 resource
+ * changes to check five strings (a visible share of `whatif --terraform-plan`). The same checks;
+ * on `false` (or a throwing getter) zod runs as before and says what is wrong and where.
+ */
+export function isValidPlan(value: Record<string, unknown>): boolean {
+  try {
+    const { resource_changes: changes, errored, complete } = value;
+    if (typeof value.format_version !== 'string' || !isOptionalString(value.terraform_version)) return false;
+    if (
+      (errored !== undefined && typeof errored !== 'boolean') ||
+      (complete !== undefined && typeof complete !== 'boolean')
+    )
+      return false;
+    if (!Array.isArray(changes)) return false;
+    for (const rc of changes) {
+      if (!isObject(rc)) return false;
+      const { address, change } = rc;
+      if (typeof address !== 'string' || address.length < 1) return false;
+      if (typeof rc.mode !== 'string' || typeof rc.type !== 'string' || typeof rc.name !== 'string')
+        return false;
+      if (
+        !isOptionalString(rc.module_address) ||
+        !isOptionalString(rc.deposed) ||
+        !isOptionalString(rc.action_reason)
+      )
+        return false;
+      if (!isObject(change)) return false;
+      const { actions } = change;
+      if (!Array.isArray(actions) || actions.length < 1 || !actions.every((a) => ACTIONS.has(a)))
+        return false;
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Validate a parsed JSON value as the JSON of a plan. Never throws. */
 export function validatePlan(value: unknown): PlanValidation {
   if (!isObject(value)) {
@@ -132,8 +174,9 @@ export function validatePlan(value: unknown): PlanValidation {
       path: '$.resource_changes',
     };
   }
-  const result = planSchema.safeParse(value, { reportInput: true });
-  if (!result.success) {
+  const valid = isValidPlan(value) ? (value as z.infer<typeof planSchema>) : undefined;
+  const result = valid === undefined ? planSchema.safeParse(value, { reportInput: true }) : undefined;
+  if (result !== undefined && !result.success) {
     const [issue] = result.error.issues;
     const missing = issue?.code === 'invalid_type' && issue.input === undefined;
     return {
@@ -142,7 +185,7 @@ export function validatePlan(value: unknown): PlanValidation {
       path: formatJsonPath(issue?.path ?? []),
     };
   }
-  const plan = result.data;
+  const plan = valid ?? (result?.data as z.infer<typeof planSchema>);
   return {
     ok: true,
     plan: {
@@ -158,7 +201,7 @@ export function validatePlan(value: unknown): PlanValidation {
         name: rc.name,
         ...(rc.deposed === undefined ? {} : { deposed: rc.deposed }),
         ...(rc.action_reason === undefined ? {} : { actionReason: rc.action_reason }),
-        actions: rc.change.actions,
+        actions: [...rc.change.actions],
         before: rc.change.before ?? null,
         after: rc.change.after ?? null,
         afterUnknown: rc.change.after_unknown ?? {},
