@@ -122,7 +122,6 @@ function readAlone(
 
 const SPACE = 0x20;
 const DASH = 0x2d;
-const OUTSIDE_ASCII = /[^\n\x20-\x7e]/;
 
 /** Whether the line at `p` (a line start) is an entry line (`- ` and more) at indent `root`. */
 function entryLineAt(text: string, p: number, root: number): boolean {
@@ -151,7 +150,9 @@ export function parseFromKnown(
   const s = state;
   if (s === undefined) return undefined;
   const previous = s.sources.findLast((p) => p.key === key);
-  if (previous === undefined || previous.text === text || OUTSIDE_ASCII.test(text)) return undefined;
+  // No test for characters outside the subset: every character is in a blank line before the first
+  // entry (spaces only), in an entry taken from a source (scanned), or in one read on its own.
+  if (previous === undefined || previous.text === text) return undefined;
   const known = s.known[key];
   const out: Source = { key, text, lineStarts: [], entries: [], locations: [] };
   const lineStarts = out.lineStarts as number[];
