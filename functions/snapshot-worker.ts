@@ -3,10 +3,17 @@
  * Answers with `batchItemFailures` (ReportBatchItemFailures): a failed item is retried alone and
  * reaches the DLQ after the queue's maxReceiveCount; the others are deleted.
  * Logs one summary line per item; `sourceUnavailable` is the metric of the blindness alarm.
+ *
+ * One deadline per invocation (`context.getRemainingTimeInMillis()`): each item's capture stops
+ * retrying `afterCaptureMs` before it, so the run still evaluates, alerts and stores a partial
+ * snapshot (the sources not read are `error` "deadline reached", alerted `monitor/source-unavailable`)
+ * instead of being killed by the Lambda timeout with nothing said. An item not started while
+ * less than `afterCaptureMs + minCaptureMs` remains is a batch item failure (retried alone later).
+ * Without a context (tests, `invoke local`) there is no deadline.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { runSnapshot } from '../shared/app/run-snapshot.ts';
 import { parseWorkItem } from './lib/inputs.ts';
 import { logOutcome } from './lib/outcome-log.ts';
@@ -15,11 +22,44 @@ import { createWorkerWiring } from './wiring/worker.ts';
 
 const deps = once(() => createWorkerWiring(coldStartConfig(), process.env));
 
-export async function work(event: SQSEvent): Promise<SQSBatchResponse> {
+export interface ItemBudget {
+  /** Kept from the invocation's deadline for what follows the capture. */
+  afterCaptureMs: number;
+  /** An item starts only with at least this much time for its capture. */
+  minCaptureMs: number;
+}
+
+/**
+ * 40 s after the capture: one state call (DynamoDB alert records, SNS, Slack, SQS, the S3 put) may
+ * use its whole 20 s call budget (`clientOptions().callBudgetMs`) while the others answer at their
+ * usual pace, plus the evaluation of a large aws-auth. 20 s of capture at least: a typical cluster
+ * is read in a few seconds; with less, the item would mostly be "deadline reached" — better retried
+ * alone. With the 300 s timeout and 5 items a batch, ample time is never cut.
+ */
+export const ITEM_BUDGET: ItemBudget = { afterCaptureMs: 40_000, minCaptureMs: 20_000 };
+
+export function createWork(budget: ItemBudget) {
+  return async function work(event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
+    const deadlineAt = context === undefined ? undefined : Date.now() + context.getRemainingTimeInMillis();
+    return workUntil(event, budget, deadlineAt);
+  };
+}
+
+async function workUntil(event: SQSEvent, budget: ItemBudget, deadlineAt: number | undefined) {
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
   const wiring = deps();
   // Items of one batch run one after another: the queue's maximumConcurrency bounds the fleet.
   for (const record of event.Records) {
+    const leftMs = deadlineAt === undefined ? undefined : deadlineAt - Date.now();
+    if (leftMs !== undefined && leftMs < budget.afterCaptureMs + budget.minCaptureMs) {
+      logger.warn('snapshot not started: too little time left in the invocation, retried later', {
+        messageId: record.messageId,
+        remainingMs: Math.max(0, leftMs),
+      });
+      batchItemFailures.push({ itemIdentifier: record.messageId });
+      continue;
+    }
+    const options = deadlineAt === undefined ? {} : { deadline: deadlineAt - budget.afterCaptureMs };
     try {
       await logOutcome(
         { done: 'snapshot evaluated', failed: 'snapshot failed', fields: (fields) => fields },
@@ -27,7 +67,7 @@ export async function work(event: SQSEvent): Promise<SQSBatchResponse> {
           const item = parseWorkItem(record);
           const cluster = `${item.region}/${item.clusterName}`;
           logger.appendKeys({ cluster, ...(item.followUp ? { eventId: item.followUp.eventId } : {}) });
-          const { cluster: _name, region: _region, ...result } = await runSnapshot(wiring, item);
+          const { cluster: _name, region: _region, ...result } = await runSnapshot(wiring, item, options);
           // `cluster` stays the correlation key (`region/name`); `sourceUnavailable` feeds the alarm.
           return { reason: item.reason, ...result };
         },
@@ -42,5 +82,7 @@ export async function work(event: SQSEvent): Promise<SQSBatchResponse> {
   }
   return { batchItemFailures };
 }
+
+export const work = createWork(ITEM_BUDGET);
 
 export const handler = middy(work).use(injectLambdaContext(logger, { resetKeys: true }));

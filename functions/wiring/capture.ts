@@ -1,9 +1,8 @@
 /** The full capture (EKS, EC2, IAM, Kubernetes) for the worker and the report. */
-import { createLiveCaptureDeps } from '../../shared/adapters/live.ts';
-import type { CaptureDeps } from '../../shared/ports.ts';
+import { createLiveCaptureDeps, type LiveCaptureDeps } from '../../shared/adapters/live.ts';
 import { clientOptions } from './env.ts';
 
-export function createCaptureWiring(): CaptureDeps {
+export function createCaptureWiring(): LiveCaptureDeps {
   return createLiveCaptureDeps({
     ...clientOptions(),
     retryMode: 'adaptive',

@@ -19,6 +19,11 @@
  * `monitor/source-unavailable` for subject `stored-snapshot` naming the object, and stores the
  * fresh snapshot over it — one run without transition findings instead of a cluster that throws
  * on every run until someone deletes the object.
+ *
+ * A deadline (`options.deadline`, epoch ms) bounds the capture: the readers' retries stop there
+ * (`capture.withDeadline`), and a source not read by then is `error` ("… deadline reached", naming
+ * the operation), so the run still evaluates, alerts `monitor/source-unavailable` and stores — a
+ * partial result that says why. The caller leaves the time the rest of the run needs after it.
  */
 
 import { hasSettled } from '../core/change.ts';
@@ -44,7 +49,8 @@ export interface FollowUpSettings {
 }
 
 export interface RunSnapshotDeps {
-  capture: CaptureDeps;
+  /** `withDeadline` (the live readers): the same readers with every retry stopping at `deadline`. */
+  capture: CaptureDeps & { withDeadline?(deadline: number | undefined): CaptureDeps };
   snapshots: SnapshotStore;
   deliver: Deliver;
   queue: WorkQueue;
@@ -116,13 +122,26 @@ function keyOf(item: ClusterWorkItem): ClusterId {
   return { accountId: item.accountId, region: item.region, clusterName: item.clusterName };
 }
 
-export async function runSnapshot(deps: RunSnapshotDeps, item: ClusterWorkItem): Promise<RunSnapshotResult> {
+export interface RunSnapshotOptions {
+  /** The capture's readers stop retrying here (epoch ms); none by default. */
+  deadline?: number;
+}
+
+export async function runSnapshot(
+  deps: RunSnapshotDeps,
+  item: ClusterWorkItem,
+  options: RunSnapshotOptions = {},
+): Promise<RunSnapshotResult> {
   const key = keyOf(item);
   const trigger: Trigger = item.followUp === undefined ? 'schedule' : `event:${item.followUp.eventName}`;
   const base = { cluster: key.clusterName, region: key.region };
+  const capture =
+    options.deadline === undefined || deps.capture.withDeadline === undefined
+      ? deps.capture
+      : deps.capture.withDeadline(options.deadline);
 
   const [captured, stored] = await Promise.all([
-    settle(captureSnapshot(deps.capture, key)),
+    settle(captureSnapshot(capture, key)),
     settle(deps.snapshots.latest(key)),
   ]);
   const previous = stored.ok ? stored.value : undefined;
