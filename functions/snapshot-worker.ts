@@ -5,10 +5,10 @@
  * Logs one summary line per item; `sourceUnavailable` is the metric of the blindness alarm.
  *
  * One deadline per invocation (`context.getRemainingTimeInMillis()`): each item's capture stops
- * retrying `afterCaptureMs` before it, so the run still evaluates, alerts and stores a partial
+ * retrying `AFTER_CAPTURE_MS` before it, so the run still evaluates, alerts and stores a partial
  * snapshot (the sources not read are `error` "deadline reached", alerted `monitor/source-unavailable`)
  * instead of being killed by the Lambda timeout with nothing said. An item not started while
- * less than `afterCaptureMs + minCaptureMs` remains is a batch item failure (retried alone later).
+ * less than `AFTER_CAPTURE_MS + MIN_CAPTURE_MS` remains is a batch item failure (retried alone later).
  * Without a context (tests, `invoke local`) there is no deadline.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -22,36 +22,52 @@ import { createWorkerWiring } from './wiring/worker.ts';
 
 const deps = once(() => createWorkerWiring(coldStartConfig(), process.env));
 
-export interface ItemBudget {
-  /** Kept from the invocation's deadline for what follows the capture. */
+/**
+ * Kept from the invocation's deadline for what follows each capture: 40 s, at most a quarter of
+ * the invocation. One state call (DynamoDB alert records, SNS, Slack, SQS, the S3 put) may use its
+ * whole 20 s call budget (`clientOptions().callBudgetMs`) while the others answer at their usual
+ * pace, plus the evaluation of a large aws-auth. The quarter keeps a shorter timeout workable
+ * (the demo and smoke harnesses give 30 s).
+ */
+export const AFTER_CAPTURE_MS = 40_000;
+/**
+ * An item starts only with this much time for its capture: 20 s, at most an eighth of the
+ * invocation. A typical cluster is read in a few seconds; with less, the item would mostly be
+ * "deadline reached", better retried alone. With the 300 s timeout and 5 items a batch, ample
+ * time is never cut.
+ */
+export const MIN_CAPTURE_MS = 20_000;
+
+interface ItemBudget {
+  deadlineAt: number;
   afterCaptureMs: number;
-  /** An item starts only with at least this much time for its capture. */
   minCaptureMs: number;
 }
 
-/**
- * 40 s after the capture: one state call (DynamoDB alert records, SNS, Slack, SQS, the S3 put) may
- * use its whole 20 s call budget (`clientOptions().callBudgetMs`) while the others answer at their
- * usual pace, plus the evaluation of a large aws-auth. 20 s of capture at least: a typical cluster
- * is read in a few seconds; with less, the item would mostly be "deadline reached" — better retried
- * alone. With the 300 s timeout and 5 items a batch, ample time is never cut.
- */
-export const ITEM_BUDGET: ItemBudget = { afterCaptureMs: 40_000, minCaptureMs: 20_000 };
-
-export function createWork(budget: ItemBudget) {
-  return async function work(event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
-    const deadlineAt = context === undefined ? undefined : Date.now() + context.getRemainingTimeInMillis();
-    return workUntil(event, budget, deadlineAt);
+function budgetOf(context: Pick<Context, 'getRemainingTimeInMillis'> | undefined): ItemBudget | undefined {
+  if (context === undefined) return undefined;
+  const totalMs = Math.max(0, context.getRemainingTimeInMillis());
+  return {
+    deadlineAt: Date.now() + totalMs,
+    afterCaptureMs: Math.min(AFTER_CAPTURE_MS, totalMs / 4),
+    minCaptureMs: Math.min(MIN_CAPTURE_MS, totalMs / 8),
   };
 }
 
-async function workUntil(event: SQSEvent, budget: ItemBudget, deadlineAt: number | undefined) {
+export async function work(
+  event: SQSEvent,
+  context?: Pick<Context, 'getRemainingTimeInMillis'>,
+): Promise<SQSBatchResponse> {
+  return workUntil(event, budgetOf(context));
+}
+
+async function workUntil(event: SQSEvent, budget: ItemBudget | undefined): Promise<SQSBatchResponse> {
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
   const wiring = deps();
   // Items of one batch run one after another: the queue's maximumConcurrency bounds the fleet.
   for (const record of event.Records) {
-    const leftMs = deadlineAt === undefined ? undefined : deadlineAt - Date.now();
-    if (leftMs !== undefined && leftMs < budget.afterCaptureMs + budget.minCaptureMs) {
+    const leftMs = budget === undefined ? Number.POSITIVE_INFINITY : budget.deadlineAt - Date.now();
+    if (budget !== undefined && leftMs < budget.afterCaptureMs + budget.minCaptureMs) {
       logger.warn('snapshot not started: too little time left in the invocation, retried later', {
         messageId: record.messageId,
         remainingMs: Math.max(0, leftMs),
@@ -59,7 +75,7 @@ async function workUntil(event: SQSEvent, budget: ItemBudget, deadlineAt: number
       batchItemFailures.push({ itemIdentifier: record.messageId });
       continue;
     }
-    const options = deadlineAt === undefined ? {} : { deadline: deadlineAt - budget.afterCaptureMs };
+    const options = budget === undefined ? {} : { deadline: budget.deadlineAt - budget.afterCaptureMs };
     try {
       await logOutcome(
         { done: 'snapshot evaluated', failed: 'snapshot failed', fields: (fields) => fields },
@@ -82,7 +98,5 @@ async function workUntil(event: SQSEvent, budget: ItemBudget, deadlineAt: number
   }
   return { batchItemFailures };
 }
-
-export const work = createWork(ITEM_BUDGET);
 
 export const handler = middy(work).use(injectLambdaContext(logger, { resetKeys: true }));

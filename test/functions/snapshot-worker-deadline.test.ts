@@ -5,14 +5,15 @@
  * throttles GetRole without end: the capture stops at the item's deadline, the run still alerts
  * `monitor/source-unavailable` for IAM roles and stores the partial snapshot; the next item,
  * left without time, is a batch item failure. Without a context, nothing changes.
- * The item budget is shrunk (the production one keeps 60 s per item) so the test takes seconds.
+ * A 6 s invocation: the worker keeps a quarter of it (1.5 s) after the capture and starts an item
+ * only with three eighths (2.25 s) left, so the test takes seconds.
  */
 import { createRequire } from 'node:module';
 import type { Context, SQSEvent } from 'aws-lambda';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { logger } from '../../functions/lib/runtime.ts';
-import { createWork } from '../../functions/snapshot-worker.ts';
+import { work } from '../../functions/snapshot-worker.ts';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { createS3Client, createS3SnapshotStore } from '../../shared/adapters/s3-snapshot-store.ts';
 import type { ClusterId } from '../../shared/core/model.ts';
@@ -21,7 +22,6 @@ import { loadScenario } from '../support/snapshot-builder.ts';
 
 const TABLE = 'sentinel-state';
 const BUCKET = 'sentinel-snapshots';
-const BUDGET = { afterCaptureMs: 1_000, minCaptureMs: 2_000 };
 
 let sandbox: Sandbox;
 let dynamo: Awaited<ReturnType<typeof startDynalite>>;
@@ -101,11 +101,18 @@ beforeEach(() => {
 
 describe('snapshotWorker: one deadline per invocation', () => {
   it('without a context, captures every item of the batch in full, as before', async () => {
-    const result = await createWork(BUDGET)(batch('first', 'second'));
+    const result = await work(batch('first', 'second'));
     expect(result).toEqual({ batchItemFailures: [] });
     const snapshot = await stored();
     expect(snapshot?.iamRoles.status).toBe('ok');
     expect(snapshot?.accessEntries.status).toBe('ok');
+  });
+
+  it('with ample time (a 30 s invocation), captures every item of the batch in full', async () => {
+    const result = await work(batch('first', 'second', 'third'), contextWith(30_000));
+    expect(result).toEqual({ batchItemFailures: [] });
+    const snapshot = await stored();
+    expect(snapshot?.iamRoles.status).toBe('ok');
   });
 
   it('IAM throttled past the deadline: a partial result that alerts IAM roles unreadable and is stored; the next item, left without time, is a batch item failure', async () => {
@@ -114,8 +121,8 @@ describe('snapshotWorker: one deadline per invocation', () => {
     const warn = vi.spyOn(logger, 'warn');
     const snsBefore = sandbox.sns.length;
 
-    // 6 s: the first item starts (≥ 3 s left) and its capture stops at 5 s; then < 1 s is left.
-    const result = await createWork(BUDGET)(batch('first', 'second'), contextWith(6_000));
+    // 6 s: the first item starts and its capture stops at 4.5 s; then < 1.5 s is left (< 2.25 s).
+    const result = await work(batch('first', 'second'), contextWith(6_000));
 
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'second' }] });
     const notStarted = warn.mock.calls.filter(([message]) =>
