@@ -206,7 +206,9 @@ export class DeadlineExceededError extends AwsApiError {
 function deadlineSignal(deadline: Deadline | undefined): AbortSignal | undefined {
   if (deadline === undefined) return undefined;
   if (typeof deadline !== 'number') return deadline;
-  return AbortSignal.timeout(Math.max(0, deadline - Date.now()));
+  // Whole milliseconds: `AbortSignal.timeout` throws a RangeError for a fractional delay, and a
+  // deadline computed from `performance.now()` or a share of the remaining time can be one.
+  return AbortSignal.timeout(Math.max(0, Math.ceil(deadline - Date.now())));
 }
 
 /** True when `deadline` is set and has passed at `at` (epoch ms). */

@@ -41,6 +41,13 @@ describe('captureSnapshot under a storm of ThrottlingExceptions', () => {
     expect(snapshot.accessEntries.status === 'ok' && snapshot.accessEntries.data.length).toBeGreaterThan(0);
   });
 
+  it('takes a deadline in fractional milliseconds (a share of the remaining time) without a RangeError', async () => {
+    const deps = sandboxDeps(sandbox, FAST).withDeadline(Date.now() + 30_000.5);
+    const snapshot = await captureSnapshot(deps, target);
+    expect(snapshot.accessEntries.status).toBe('ok');
+    expect(snapshot.awsAuth.status).toBe('ok');
+  });
+
   it('stops at the deadline (epoch ms) with a typed error naming the operation and how long it was throttled', async () => {
     sandbox.faults.inject({ ...THROTTLED, operation: 'DescribeCluster' });
     // `standard`: the adaptive limiter's ~2 s spacing can hold the first round inside the SDK past
