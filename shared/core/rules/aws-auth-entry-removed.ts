@@ -17,15 +17,19 @@ function roleArnOf(r: RoleMapping): string {
 }
 
 /**
- * Every mapping of a parse by key (`mapRoles:<arn lower-cased>`, …), the last duplicate's source
- * kept at the first one's place; the Mapping itself is made only for what is reported.
+ * Every mapping of a parse by key, one map per data key (roles by their ARN lower-cased, users
+ * likewise, accounts as written), the last duplicate's source kept at the first one's place; the
+ * Mapping itself is made only for what is reported. Keys are not prefixed with the data key: one
+ * string fewer per entry, and each map is read only against the same data key's map.
  */
-function sourcesOf(p: ParsedAwsAuth): Map<string, Source> {
-  const m = new Map<string, Source>();
-  for (const r of p.roles) m.set(`mapRoles:${roleArnOf(r).toLowerCase()}`, r);
-  for (const u of p.users) m.set(`mapUsers:${u.userarn.toLowerCase()}`, u);
-  for (const acct of p.accounts) m.set(`mapAccounts:${acct}`, acct);
-  return m;
+function sourcesOf(p: ParsedAwsAuth): Array<Map<string, Source>> {
+  const roles = new Map<string, Source>();
+  const users = new Map<string, Source>();
+  const accounts = new Map<string, Source>();
+  for (const r of p.roles) roles.set(roleArnOf(r).toLowerCase(), r);
+  for (const u of p.users) users.set(u.userarn.toLowerCase(), u);
+  for (const acct of p.accounts) accounts.set(acct, acct);
+  return [roles, users, accounts];
 }
 
 function mappingOf(source: Source): Mapping {
@@ -72,11 +76,15 @@ export const awsAuthEntryRemoved: Rule = {
     // Never diff a side we could not read: a failed read is not "everything removed".
     if (before.status !== 'ok' || after.status === 'error' || !b.awsAuth) return [];
     const old = sourcesOf(b.awsAuth);
-    const now = a.awsAuth ? sourcesOf(a.awsAuth) : new Map<string, Source>();
+    const now = a.awsAuth ? sourcesOf(a.awsAuth) : [];
     const deleted = after.status === 'absent';
     const out: FindingDraft[] = [];
-    for (const [key, source] of old) {
-      if (now.has(key)) continue;
+    // Data key by data key, in the parse's order: mapRoles, mapUsers, mapAccounts.
+    const gone: Source[] = [];
+    old.forEach((byKey, i) => {
+      for (const [key, source] of byKey) if (!now[i]?.has(key)) gone.push(source);
+    });
+    for (const source of gone) {
       const m = mappingOf(source);
       // A key that no longer parses is reported by aws-auth/parse-failure, once, not per entry.
       if (a.awsAuth && a.awsAuth.keyStatus[m.dataKey] === 'failed') continue;
