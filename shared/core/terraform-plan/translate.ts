@@ -141,7 +141,12 @@ function addHalves(
 }
 
 function step(ctx: Ctx, cluster: StepCluster, action: StepAction): PlanStep {
-  return { ...ctx.base, cluster, phase: 0, action };
+  // Written out, not `{ ...ctx.base, … }`: the same fields in the same order, without the spread's
+  // slow path (about a tenth of translating 2,000 access-entry changes).
+  const { address, moduleAddress } = ctx.base;
+  return moduleAddress === undefined
+    ? { address, cluster, phase: 0, action }
+    : { address, moduleAddress, cluster, phase: 0, action };
 }
 
 /** The cluster of an EKS sub-resource: from `before` for a delete, from `after` for a create. */
