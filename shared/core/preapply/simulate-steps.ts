@@ -235,17 +235,21 @@ function entryChangeOf(action: StepAction): EntryChange | undefined {
  */
 class EntryBatch {
   private readonly entries: Map<string, AccessEntry>;
+  /** What every change's snapshot keeps of `base`: the cluster's identity, mode and the like. */
+  private readonly identity: Omit<
+    ClusterSnapshot,
+    | 'karpenterNodeClasses'
+    | 'podIdentityAssociations'
+    | 'addons'
+    | 'oidcProviders'
+    | 'serviceAccounts'
+    | 'nodeRolePermissions'
+  >;
 
   constructor(
     private readonly base: ClusterSnapshot & { accessEntries: { status: 'ok'; data: AccessEntry[] } },
   ) {
     this.entries = new Map(base.accessEntries.data.map((e) => [principalKey(e.principalArn), e]));
-  }
-
-  apply(change: EntryChange, own: SimulationEffect[]): void {
-    const arn = change.kind === 'create-access-entry' ? change.entry.principalArn : change.principalArn;
-    const key = principalKey(arn);
-    const found = this.entries.get(key);
     const {
       karpenterNodeClasses: _k,
       podIdentityAssociations: _p,
@@ -254,9 +258,16 @@ class EntryBatch {
       serviceAccounts: _s,
       nodeRolePermissions: _n,
       ...identity
-    } = this.base;
+    } = base;
+    this.identity = identity;
+  }
+
+  apply(change: EntryChange, own: SimulationEffect[]): void {
+    const arn = change.kind === 'create-access-entry' ? change.entry.principalArn : change.principalArn;
+    const key = principalKey(arn);
+    const found = this.entries.get(key);
     const light: ClusterSnapshot = {
-      ...identity,
+      ...this.identity,
       awsAuth: { status: 'absent' },
       accessEntries: { status: 'ok', data: found === undefined ? [] : [found] },
       nodegroups: { status: 'ok', data: [] },
