@@ -7,10 +7,12 @@ import * as z from './zod-mini.ts';
 
 // Record shapes (loose: CloudTrail adds fields over time; only what the change needs is checked)
 
-const text = () => z.string().check(z.minLength(1, 'must not be empty'));
+/** A non-empty string (shared with the workload-identity records). */
+export const text = () => z.string().check(z.minLength(1, 'must not be empty'));
 const names = () => z.array(z.string());
 
-const headerShape = {
+/** What every handled CloudTrail record carries (EKS and IAM alike). */
+export const headerShape = {
   eventID: text(),
   eventTime: z.iso.datetime({ offset: true }),
   awsRegion: z.optional(text()),
@@ -18,7 +20,7 @@ const headerShape = {
   userIdentity: z.optional(z.looseObject({ arn: z.optional(z.string()) })),
 };
 
-const clusterShape = { name: z.optional(text()), clusterName: z.optional(text()) };
+export const clusterShape = { name: z.optional(text()), clusterName: z.optional(text()) };
 
 const nodegroupBody = z.looseObject({
   nodegroupName: z.optional(text()),
@@ -45,7 +47,7 @@ const accessEntryBody = z.looseObject({
 
 const accessScopeBody = z.looseObject({ type: text(), namespaces: z.optional(names()) });
 
-const responseOf = <T extends z.core.$ZodLooseShape>(shape: T) => z.nullish(z.looseObject(shape));
+export const responseOf = <T extends z.core.$ZodLooseShape>(shape: T) => z.nullish(z.looseObject(shape));
 
 export const eventSchemas = {
   DeleteNodegroup: z.looseObject({

@@ -23,6 +23,7 @@ import {
   required,
   toIsoTimestamp,
 } from './cloudtrail-helpers.ts';
+import { clusterShape, headerShape, responseOf, text } from './cloudtrail-schemas.ts';
 import type { PodIdentityAssociation } from './model.ts';
 import * as z from './zod-mini.ts';
 
@@ -47,18 +48,6 @@ export type HandledIamEventName = (typeof HANDLED_IAM_EVENTS)[number];
 export const IAM_EVENT_SOURCE = 'aws.iam';
 /** IAM is a global service: CloudTrail delivers its records to EventBridge in this Region only. */
 export const IAM_EVENT_REGION = 'us-east-1';
-
-const text = () => z.string().check(z.minLength(1, 'must not be empty'));
-
-const headerShape = {
-  eventID: text(),
-  eventTime: z.iso.datetime({ offset: true }),
-  awsRegion: z.optional(text()),
-  recipientAccountId: z.optional(z.string().check(z.regex(/^\d{12}$/, 'expected a 12-digit account ID'))),
-  userIdentity: z.optional(z.looseObject({ arn: z.optional(z.string()) })),
-};
-const clusterShape = { name: z.optional(text()), clusterName: z.optional(text()) };
-const responseOf = <T extends z.core.$ZodLooseShape>(shape: T) => z.nullish(z.looseObject(shape));
 
 const associationBody = z.looseObject({
   associationId: z.optional(text()),
