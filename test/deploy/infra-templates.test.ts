@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, type Tags } from 'yaml';
 import { HANDLED_EKS_EVENTS, HANDLED_IAM_EVENTS } from '../../shared/core/cloudtrail.ts';
+import { expectIamCallPattern } from '../support/event-patterns.ts';
 import { ROOT } from '../support/snapshot-builder.ts';
 
 type Json = Record<string, unknown>;
@@ -102,14 +103,7 @@ describe('infra/cloudformation/forward-eks-events.yaml', () => {
     expect(JSON.stringify(t.Conditions.ForwardIam)).toContain('us-east-1');
     const rule = t.Resources.ForwardIamRule;
     expect(rule?.Condition).toBe('ForwardIam');
-    const pattern = rule?.Properties.EventPattern as {
-      source: string[];
-      detail: { eventSource: string[]; eventName: string[]; errorCode: unknown };
-    };
-    expect(pattern.source).toEqual(['aws.iam']);
-    expect(pattern.detail.eventSource).toEqual(['iam.amazonaws.com']);
-    expect([...pattern.detail.eventName].sort()).toEqual([...HANDLED_IAM_EVENTS].sort());
-    expect(pattern.detail.errorCode).toEqual([{ exists: false }]);
+    expectIamCallPattern(rule?.Properties.EventPattern);
     const [target] = (rule?.Properties.Targets ?? []) as Array<{ Arn: Json; RoleArn: Json }>;
     expect(target?.Arn['Fn::Sub']).toMatch(/event-bus\/default$/);
     expect(target?.RoleArn).toEqual({ 'Fn::GetAtt': ['ForwardRole', 'Arn'] });

@@ -9,7 +9,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HANDLED_EKS_EVENTS, HANDLED_IAM_EVENTS } from '../../shared/core/cloudtrail.ts';
+import { HANDLED_EKS_EVENTS } from '../../shared/core/cloudtrail.ts';
+import { expectIamCallPattern } from '../support/event-patterns.ts';
 import { ROOT } from '../support/snapshot-builder.ts';
 
 type Json = Record<string, unknown>;
@@ -404,14 +405,7 @@ describe('serverless package (offline)', () => {
     const iamRule = ofType('AWS::Events::Rule').find(([, r]) =>
       (JSON.stringify(r.Properties.EventPattern) ?? '').includes('aws.iam'),
     );
-    const pattern = iamRule?.[1].Properties.EventPattern as {
-      source: string[];
-      detail: { eventSource: string[]; eventName: string[]; errorCode: unknown };
-    };
-    expect(pattern.source).toEqual(['aws.iam']);
-    expect(pattern.detail.eventSource).toEqual(['iam.amazonaws.com']);
-    expect([...pattern.detail.eventName].sort()).toEqual([...HANDLED_IAM_EVENTS].sort());
-    expect(pattern.detail.errorCode).toEqual([{ exists: false }]);
+    expectIamCallPattern(iamRule?.[1].Properties.EventPattern);
   });
 
   it('the EKS rule matches the CloudTrail calls of docs/design.md#cloudtrail-events-handled and skips failed calls', () => {
