@@ -46,12 +46,12 @@ interface ItemBudget {
 
 function budgetOf(context: Pick<Context, 'getRemainingTimeInMillis'> | undefined): ItemBudget | undefined {
   if (context === undefined) return undefined;
-  // Whole milliseconds: the readers' deadline becomes an `AbortSignal.timeout`, which takes no fraction.
-  const totalMs = Math.max(0, Math.floor(context.getRemainingTimeInMillis()));
+  // Fractions of a millisecond are fine: the readers round their deadline (`callAws`).
+  const totalMs = Math.max(0, context.getRemainingTimeInMillis());
   return {
     deadlineAt: Date.now() + totalMs,
-    afterCaptureMs: Math.ceil(Math.min(AFTER_CAPTURE_MS, totalMs / 4)),
-    minCaptureMs: Math.ceil(Math.min(MIN_CAPTURE_MS, totalMs / 8)),
+    afterCaptureMs: Math.min(AFTER_CAPTURE_MS, totalMs / 4),
+    minCaptureMs: Math.min(MIN_CAPTURE_MS, totalMs / 8),
   };
 }
 
