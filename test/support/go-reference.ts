@@ -4,7 +4,7 @@
  * 10 000 documents cost one process start and a minimisation step costs one round trip.
  */
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const REFERENCE_DIR = fileURLToPath(new URL('../../tools/go-reference/', import.meta.url));
@@ -55,9 +55,15 @@ export interface GoResult {
 }
 export type GoRequest = { id: unknown; data: Record<string, string> } | { id: unknown; manifest: string };
 
-/** Builds the reference if its binary is missing or older than main.go. Throws (never skips) when Go cannot build it. */
+/** The files the binary is built from: build.sh and the package's Go files. */
+const SOURCES = () => readdirSync(REFERENCE_DIR).filter((f) => f.endsWith('.go') || f === 'build.sh');
+
+/** Builds the reference if its binary is missing or older than a source. Throws (never skips) when Go cannot build it. */
 export function ensureReference(): string {
-  const stale = () => statSync(REFERENCE_BIN).mtimeMs < statSync(`${REFERENCE_DIR}main.go`).mtimeMs;
+  const stale = () => {
+    const built = statSync(REFERENCE_BIN).mtimeMs;
+    return SOURCES().some((f) => built < statSync(`${REFERENCE_DIR}${f}`).mtimeMs);
+  };
   if (!existsSync(REFERENCE_BIN) || stale()) {
     execFileSync(`${REFERENCE_DIR}build.sh`, { stdio: ['ignore', 'inherit', 'inherit'] });
   }

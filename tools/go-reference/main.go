@@ -37,8 +37,9 @@ import (
 	"strings"
 	"unicode"
 
-	// encoding/json of Go 1.19 with Go >= 1.21 field-name folding (ı and İ fold to I), because
-	// the authenticator upstream ships built with Go 1.26; build.sh makes this package.
+	// encoding/json of Go 1.19 with Go 1.26's field-name folding (foldName: the smallest rune of
+	// each rune's unicode.SimpleFold orbit), as the authenticator upstream ships built with Go
+	// 1.26; build.sh makes this package and cites the sources.
 	json "aws-auth-reference/json"
 	"gopkg.in/yaml.v2"
 	sigsyaml "sigs.k8s.io/yaml"
@@ -452,6 +453,13 @@ func handle(line []byte) (res Result) {
 }
 
 func main() {
+	if len(os.Args) >= 2 && os.Args[1] == "-fold-fixtures" {
+		if err := foldFixtures(len(os.Args) == 3 && os.Args[2] == "-sweep"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		return
+	}
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	out := bufio.NewWriterSize(os.Stdout, 1<<20)
 	defer out.Flush()
