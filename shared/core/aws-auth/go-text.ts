@@ -39,24 +39,43 @@ export function isSkippable(data: string): boolean {
   return t === '' || t === '``' || t === '""' || t === "''";
 }
 
-const NON_ASCII = /[^\t-~]|[\u007f]/u;
+const NON_ASCII = /[^\0-\x7f]/;
 
-/** Go `encoding/json` field-name folding (Go ≥ 1.21 `foldName`), restricted to what can reach ASCII. */
+/**
+ * The runes above U+007F whose fold is an ASCII letter under Go's encoding/json field-name folding
+ * (fold.go `foldRune`: the smallest rune of the `unicode.SimpleFold` orbit). Derived by sweeping
+ * every rune through Go's `unicode.SimpleFold` (`aws-auth-reference -fold-fixtures`: Unicode 13
+ * tables; Unicode 14's CaseFolding.txt has the same two simple foldings into ASCII), recorded in
+ * test/fixtures/aws-auth/go-field-fold.json and checked against this table by
+ * test/core/aws-auth-field-fold.test.ts. `İ` (U+0130) and `ı` (U+0131) are not here: their orbits
+ * hold only themselves, although `unicode.ToLower('İ')` is i and `unicode.ToUpper('ı')` is I.
+ */
+const GO_FOLDS_TO_ASCII: ReadonlyMap<number, string> = new Map([
+  [0x017f, 'S'],
+  [0x212a, 'K'],
+]);
+
+/**
+ * Go `encoding/json` field-name folding (fold.go `foldName`) as far as a comparison with an ASCII
+ * name goes: ASCII a-z upper-cased, `ſ` and Kelvin `K` to S and K, every other rune kept (its Go
+ * fold is outside ASCII, so it equals no ASCII name either way). For an ASCII `name`,
+ * `goFold(key) === name.toUpperCase()` exactly when Go's `foldName(key) == foldName(name)`.
+ */
 export function goFold(s: string): string {
   if (!NON_ASCII.test(s)) return s.toUpperCase();
   let out = '';
   for (const ch of s) {
     const cp = ch.codePointAt(0) ?? 0;
     if (cp >= 0x61 && cp <= 0x7a) out += String.fromCharCode(cp - 32);
-    else if (cp === 0x17f) out += 'S';
-    else if (cp === 0x212a) out += 'K';
-    else if (cp === 0x130 || cp === 0x131) out += 'I';
-    else out += ch;
+    else out += GO_FOLDS_TO_ASCII.get(cp) ?? ch;
   }
   return out;
 }
 
-/** Go `encoding/json` struct field lookup: exact name first, then case-folded. */
+/**
+ * Go `encoding/json` struct field lookup (decode.go: `fields.byExactName`, then
+ * `fields.byFoldedName`, whose first field in declaration order wins) for ASCII field names.
+ */
 export function matchField<F extends string>(key: string, fields: readonly F[]): F | undefined {
   for (const f of fields) if (f === key) return f;
   const folded = goFold(key);

@@ -382,9 +382,15 @@ export class EntryListDecoder {
     prefix = '',
   ): Located {
     const lower = key.toLowerCase();
-    const near = fields.find((f) => levenshtein(lower, f.toLowerCase()) <= (f.length >= 5 ? 2 : 1));
+    const lookalike = fields.find((f) => looksLike(key, f));
+    const near =
+      lookalike ?? fields.find((f) => levenshtein(lower, f.toLowerCase()) <= (f.length >= 5 ? 2 : 1));
     const other = this.key === 'mapRoles' ? 'userarn' : 'rolearn';
     let hint = near !== undefined ? `; did you mean "${prefix}${near}"?` : '';
+    if (lookalike !== undefined) {
+      const odd = [...new Set(key)].filter((c) => (goFold(c).codePointAt(0) ?? 0) > 0x7f).map(codePoint);
+      hint = `: it reads like "${prefix}${lookalike}", but Go matches field names by simple case folding, where ${odd.join(', ')} ${odd.length === 1 ? 'is' : 'are'} no ASCII letter`;
+    }
     if (prefix === '' && goFold(key) === goFold(other)) {
       hint = `; "${other}" belongs in ${this.key === 'mapRoles' ? 'mapUsers' : 'mapRoles'}, not ${this.key}`;
     }
@@ -393,13 +399,30 @@ export class EntryListDecoder {
       pos,
       kind: 'unknown-field',
       entryIndex: index,
-      message: `${this.key} entry ${index} (${desc}): field "${prefix}${key}"${valueText} is not a ${this.goType} field, even ignoring case; the authenticator ignores it${hint}`,
+      message: `${this.key} entry ${index} (${desc}): field "${prefix}${key}"${valueText} is not a ${prefix === '' ? this.goType : 'SSOARNMatcher'} field, even ignoring case; the authenticator ignores it${hint}`,
       lost:
         near !== undefined
           ? `whatever "${prefix}${key}" was meant to set (the ${prefix}${near} of ${this.key} entry ${index})`
           : 'nothing directly: the field is ignored',
     };
   }
+}
+
+/**
+ * A key that JavaScript's (or a reader's) case-insensitive comparison takes for `field`: full case
+ * mappings (`ß` → SS, `İ` → i̇) or letters under combining marks. Only for the hint: the match
+ * itself is `matchField`.
+ */
+function looksLike(key: string, field: string): boolean {
+  const f = field.toLowerCase();
+  if (key.toLowerCase() === f || key.toUpperCase().toLowerCase() === f) return true;
+  return key.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase() === f;
+}
+
+/** `İ (U+0130)`; a combining mark by its code point alone. */
+function codePoint(c: string): string {
+  const u = `U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+  return /\p{M}/u.test(c) ? `the combining mark ${u}` : `${c} (${u})`;
 }
 
 /** `RoleMapping.Validate()` / `UserMapping.Validate()`; returns upstream's error text. */

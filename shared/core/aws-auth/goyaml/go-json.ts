@@ -1,8 +1,8 @@
 /**
  * The authenticator's `ParseMap` for one data key (kubernetes-sigs/aws-iam-authenticator
  * `pkg/mapper/configmap/configmap.go`), over the go-yaml port: `isSkippable`, apimachinery's
- * `utilyaml.ToJSON`, Go 1.19 `encoding/json` `Unmarshal` into `[]config.RoleMapping` /
- * `[]config.UserMapping` (field names folded by `fold.go`'s rules, last duplicate wins, slices
+ * `utilyaml.ToJSON`, `encoding/json` `Unmarshal` into `[]config.RoleMapping` /
+ * `[]config.UserMapping` (field names folded by Go 1.26 `fold.go`'s rule, last duplicate wins, slices
  * reused across duplicates, `*SSOARNMatcher` allocated before a type mismatch, type errors
  * recorded while decoding goes on, the first one returned), then `Validate()` per entry.
  */
@@ -64,9 +64,10 @@ export function isSkippable(data: string): boolean {
 
 /**
  * encoding/json field-name folding as the authenticator runs it: upstream is built with Go 1.26,
- * whose fold.go (Go >= 1.21 `foldName`) folds each rune to `ToUpper(ToLower(r))`, so `ı` and `İ`
- * also fold to `I` (Go 1.19's `foldFunc` did not). `goFold` in ../go-text.ts is that rule for keys
- * matched against ASCII field names; the reference program builds with the same rule.
+ * whose fold.go `foldName` folds each rune to the smallest rune of its `unicode.SimpleFold` orbit
+ * (so `ſ` folds to S and Kelvin `K` to K, while `ı` and `İ` fold to no ASCII letter). `goFold` in
+ * ../go-text.ts is that rule for keys matched against ASCII field names; the reference program
+ * builds with the same rule (tools/go-reference/build.sh).
  */
 export function goJsonFold(name: string, key: string): boolean {
   return goFold(key) === name.toUpperCase();
