@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- parser-differential` (issue 9): parseAwsAuth against the authenticator's own
  * decoder (the Go reference, tools/go-reference/) on 200 000 generated aws-auth documents, one Go
- * process, in chunks of 10 000. Records the count, the disagreements by class and the time.
+ * process, in chunks of 10 000. Records the count, the disagreements by class, how many documents
+ * spell a field name with non-ASCII characters, and the time.
  * `DIFF_SEED` / `DIFF_RUNS` as in the test.
  */
 import {
@@ -46,7 +47,9 @@ export function parserDifferentialMarkdown({ report: r, totalMs }: ParserDiffere
     `Go key statuses: ${Object.entries(r.goStatus)
       .map(([k, n]) => `${k} ${n.toLocaleString('en')}`)
       .join(', ')}; Go crashes: ${r.crashes}.`,
+    `Documents with a field name spelled with non-ASCII characters (\`ı\`, \`İ\`, \`ſ\`, Kelvin \`K\`, \`ß\`, Greek sigmas, combining marks, look-alikes): ${r.nonAsciiNames.toLocaleString('en')} (${((100 * r.nonAsciiNames) / r.runs).toFixed(1)} %).`,
     `Goal (issue 9): 0 disagreements on ≥ 200,000 documents — ${r.runs >= 200_000 && r.disagreements === 0 ? 'met' : 'NOT met'}.`,
+    `Goal (issue 17): 0 disagreements on ≥ 100,000 documents with non-ASCII field names in the mix — ${r.runs >= 100_000 && r.nonAsciiNames > 0 && r.disagreements === 0 ? 'met' : 'NOT met'}.`,
   ];
   if (r.classes.length) {
     lines.push('', 'Largest disagreement classes:', '');

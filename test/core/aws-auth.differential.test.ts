@@ -44,6 +44,10 @@ describe('aws-auth differential test against the authenticator (Go reference)', 
     expect(failed).toBeGreaterThan(0);
   });
 
+  it('spells field names with non-ASCII characters in a good share of the documents', () => {
+    expect(report.nonAsciiNames).toBeGreaterThan(report.runs / 5);
+  });
+
   it('parseAwsAuth agrees with the authenticator on every generated document', () => {
     expect(report.disagreements, formatReport(report, 3)).toBe(0);
   });

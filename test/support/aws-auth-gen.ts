@@ -5,13 +5,15 @@
  * libyaml corner listed in issue 9 shows up: tabs anywhere, every line-break kind (LF, CRLF, CR,
  * NEL, LS, PS), BOM, escapes (`\/`, `\x`, `\u`, `\U`, invalid), directives, document markers and
  * several documents, quoted and flow continuation lines (indented or not), anchors and aliases
- * (valid and broken), comments in odd places, field-name case folding (incl. `ı`, `İ`, `ſ`,
- * Kelvin `K`), wrong types, duplicates (exact and case-variant), empty and skippable values, block
+ * (valid and broken), comments in odd places, field-name case folding (ASCII case variants and
+ * non-ASCII spellings: `ı`, `İ`, `ſ`, Kelvin `K`, `ß`/`ẞ`, Greek sigmas, combining marks,
+ * look-alikes), wrong types, duplicates (exact and case-variant), empty and skippable values, block
  * scalars with every chomping indicator and with or without the final newline.
  *
  * Everything is built from shrinkable fast-check values, so a disagreement can be minimised.
  */
 import fc from 'fast-check';
+import { nonAsciiSpellings } from './go-field-fold.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Model
@@ -88,36 +90,60 @@ const USERNAMES = [
   'é-ops',
 ];
 
-/** Field-name variants: exact, other ASCII cases, and Unicode letters Go's folding does or does not map. */
-const NAME_VARIANTS: Record<string, string[]> = {
-  rolearn: ['rolearn', 'rolearn', 'rolearn', 'roleARN', 'RoleArn', 'ROLEARN', 'rOlEaRn'],
-  userarn: ['userarn', 'userarn', 'userarn', 'userARN', 'UserArn', 'uſerarn', 'USERARN'],
-  username: ['username', 'username', 'username', 'userName', 'UserName', 'uſername', 'USERNAME'],
-  groups: ['groups', 'groups', 'groups', 'Groups', 'groupſ', 'GROUPS', 'gRoUpS'],
-  userid: ['userid', 'userid', 'userID', 'userıd', 'userİd', 'USERID'],
-  sso: ['sso', 'sso', 'sso', 'SSO', 'ſso', 'Sso', 'sſo'],
-  permissionSetName: [
-    'permissionSetName',
-    'permissionSetName',
-    'permissionsetname',
-    'PermissionSetName',
-    'permıssionSetName',
-    'permİssionSetName',
-    'permiſſionSetName',
-  ],
-  accountID: ['accountID', 'accountID', 'accountId', 'AccountID', 'accountıD', 'accountİD', 'ACCOUNTID'],
-  partition: ['partition', 'partition', 'Partition', 'partıtion', 'partİtion', 'PARTITION'],
-  unknown: ['rolearns', 'role_arn', 'Kind', '\u212Aelvin', 'userıd', 'arn', 'userid2', 'extra'],
+/**
+ * Field-name spellings: ASCII case variants (which Go matches), and non-ASCII ones from
+ * go-field-fold.ts: one letter replaced by a character whose case mappings make it look like that
+ * letter (`ı`, `İ`, `ſ`, Kelvin `K`, `ß`/`ẞ` for ss, Greek sigmas, combining marks, Cyrillic and
+ * full-width look-alikes, ligatures), which Go matches only for `ſ` and `K`. Unknown names include
+ * Kelvin and ligature spellings of names that are no field.
+ */
+const ASCII_VARIANTS: Record<string, string[]> = {
+  rolearn: ['roleARN', 'RoleArn', 'ROLEARN', 'rOlEaRn'],
+  userarn: ['userARN', 'UserArn', 'USERARN'],
+  username: ['userName', 'UserName', 'USERNAME'],
+  groups: ['Groups', 'GROUPS', 'gRoUpS'],
+  userid: ['userID', 'USERID', 'UserId'],
+  sso: ['SSO', 'Sso', 'sSo'],
+  permissionSetName: ['permissionsetname', 'PermissionSetName', 'PERMISSIONSETNAME'],
+  accountID: ['accountId', 'AccountID', 'ACCOUNTID', 'accountid'],
+  partition: ['Partition', 'PARTITION', 'pArTiTiOn'],
+  unknown: ['rolearns', 'role_arn', 'Kind', 'arn', 'userid2', 'extra'],
 };
 
-/** Mostly the canonical name, as people write it; one time in seven a case or Unicode variant. */
-const fieldName = (canonical: string): fc.Arbitrary<string> => {
-  const variants = NAME_VARIANTS[canonical] ?? [canonical];
-  return fc.oneof(
-    { weight: 6, arbitrary: fc.constant(variants[0] as string) },
-    { weight: 1, arbitrary: fc.constantFrom(...variants) },
-  );
+/** The issue's own examples, mixed case and a stand-in together. */
+const MIXED: Record<string, string[]> = {
+  permissionSetName: ['permİSsionSetName', 'PermıssionſetName'],
+  partition: ['partİtion', 'PARTıTION'],
+  accountID: ['accountİD', 'ACCOUNTıd'],
+  userid: ['userİd', 'USERıD'],
+  unknown: ['\u212aelvin', '\u212aind', 'ﬁeld', 'userıd2'],
 };
+
+const NON_ASCII_VARIANTS: Record<string, string[]> = Object.fromEntries(
+  Object.keys(ASCII_VARIANTS).map((name) => [
+    name,
+    name === 'unknown'
+      ? (MIXED.unknown as string[])
+      : [...nonAsciiSpellings(name), ...nonAsciiSpellings(name.toUpperCase()), ...(MIXED[name] ?? [])],
+  ]),
+);
+
+/** Finds a generated non-ASCII field-name spelling in a document's text (no value contains one). */
+export const NON_ASCII_NAME_RE = new RegExp(
+  [...new Set(Object.values(NON_ASCII_VARIANTS).flat())]
+    .sort((a, b) => b.length - a.length)
+    .map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('|'),
+  'u',
+);
+
+/** Mostly the canonical name, as people write it; about one time in twelve an ASCII case variant, one in twenty-four a non-ASCII spelling. */
+const fieldName = (canonical: string): fc.Arbitrary<string> =>
+  fc.oneof(
+    { weight: 20, arbitrary: fc.constant(canonical === 'unknown' ? 'rolearns' : canonical) },
+    { weight: 2, arbitrary: fc.constantFrom(...(ASCII_VARIANTS[canonical] ?? [canonical])) },
+    { weight: 1, arbitrary: fc.constantFrom(...(NON_ASCII_VARIANTS[canonical] ?? [canonical])) },
+  );
 
 /** `a` once in `oneIn` draws, else null (shrinks to null). */
 const rarely = <T>(a: fc.Arbitrary<T>, oneIn: number): fc.Arbitrary<T | null> =>

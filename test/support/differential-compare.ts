@@ -5,6 +5,7 @@
  * account mappings in order.
  */
 import { parseAwsAuth } from '../../shared/core/aws-auth/index.ts';
+import { NON_ASCII_NAME_RE } from './aws-auth-gen.ts';
 import { AWS_AUTH_KEYS, type AwsAuthKey, type GoResult } from './go-reference.ts';
 
 type Status = 'missing' | 'empty' | 'ok' | 'failed';
@@ -185,7 +186,7 @@ export function features(data: Record<string, string>): string[] {
     ['comment', /#/],
     ['block-scalar', /[|>][-+\d]*\s*$/m],
     ['flow', /[[{]/],
-    ['non-ascii-name', /[ıİſ\u212a]/],
+    ['non-ascii-name', NON_ASCII_NAME_RE],
     ['no-final-newline', /[^\n]$/],
   ];
   for (const [name, re] of checks) if (re.test(text)) found.push(name);

@@ -4,7 +4,7 @@
  * minimised with fast-check's shrinking. Shared by the test and `npm run bench -- parser-differential`.
  */
 import fc from 'fast-check';
-import { awsAuthData } from './aws-auth-gen.ts';
+import { awsAuthData, NON_ASCII_NAME_RE } from './aws-auth-gen.ts';
 import { type AwsAuthParser, compareDocument, family, features } from './differential-compare.ts';
 import type { GoReference, GoResult } from './go-reference.ts';
 
@@ -26,6 +26,8 @@ export interface DifferentialReport {
   /** How many data keys Go decoded to `ok` / `failed`, to show the corpus is mostly loadable. */
   goStatus: Record<string, number>;
   crashes: number;
+  /** Documents with a field name spelled with non-ASCII characters (`ı`, `İ`, `ſ`, Kelvin `K`, …). */
+  nonAsciiNames: number;
   ms: { generate: number; go: number; ours: number };
 }
 
@@ -51,6 +53,7 @@ export async function runDifferential(
   const ms = { generate: 0, go: 0, ours: 0 };
   let disagreements = 0;
   let crashes = 0;
+  let nonAsciiNames = 0;
   for (let start = 0, chunk = 0; start < options.runs; start += CHUNK, chunk++) {
     const n = Math.min(CHUNK, options.runs - start);
     const seed = chunkSeed(options.seed, chunk);
@@ -66,6 +69,7 @@ export async function runDifferential(
     docs.forEach((data, i) => {
       const go = answers[i] as GoResult;
       if (go.crash) crashes++;
+      if (NON_ASCII_NAME_RE.test(Object.values(data).join('\n'))) nonAsciiNames++;
       for (const k of Object.values(go.keys)) goStatus[k.status] = (goStatus[k.status] ?? 0) + 1;
       const found = classes[i] as string[];
       if (found.length === 0) return;
@@ -83,7 +87,16 @@ export async function runDifferential(
     const small = await minimise(ref, arb, c, options.parse);
     if (small) c.minimised = small;
   }
-  return { seed: options.seed, runs: options.runs, disagreements, classes, goStatus, crashes, ms };
+  return {
+    seed: options.seed,
+    runs: options.runs,
+    disagreements,
+    classes,
+    goStatus,
+    crashes,
+    nonAsciiNames,
+    ms,
+  };
 }
 
 /** Shrinks the class's first example while the document still shows that class. */
@@ -123,7 +136,7 @@ export function visible(value: unknown): string {
 export function formatReport(r: DifferentialReport, examples = 12): string {
   const lines = [
     `differential: ${r.disagreements} of ${r.runs} documents disagree, ${r.classes.length} classes (DIFF_SEED=${r.seed} DIFF_RUNS=${r.runs})`,
-    `  Go key statuses: ${JSON.stringify(r.goStatus)}; Go crashes: ${r.crashes}`,
+    `  Go key statuses: ${JSON.stringify(r.goStatus)}; Go crashes: ${r.crashes}; documents with a non-ASCII field name: ${r.nonAsciiNames}`,
   ];
   const families: Record<string, number> = {};
   for (const c of r.classes) families[family(c.name)] = (families[family(c.name)] ?? 0) + c.count;
