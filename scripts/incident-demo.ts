@@ -14,9 +14,11 @@
  * when they did not.
  *
  * Incidents g and h (scripts/demo/workload-identity-incidents.ts) are the workload-identity ones:
- * the damage is the sandbox's pods failing to get AWS credentials (Pod Identity, IRSA).
+ * the damage is the sandbox's pods failing to get AWS credentials (Pod Identity, IRSA). In d and f
+ * (scripts/demo/access-incidents.ts) the access is lost at the call or edit itself: the demo
+ * reports how long after it the alert came, never that it came before.
  *
- *   npx tsx scripts/incident-demo.ts [--scenario a|b|c|e|g|h] [--verbose]   (npm start -- --scenario e)
+ *   npx tsx scripts/incident-demo.ts [--scenario a|b|c|d|e|f|g|h] [--verbose]   (npm start -- --scenario e)
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -26,6 +28,7 @@ import { parseArgs } from 'node:util';
 import { DeleteNodegroupCommand, EKSClient, UpdateClusterConfigCommand } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { type SnsRecord, startSandbox } from '../infra/sandbox/index.ts';
+import { ACCESS_SCENARIOS } from './demo/access-incidents.ts';
 import {
   bundlePath,
   type FunctionName,
@@ -135,6 +138,7 @@ const SCENARIOS: Scenario[] = [
     damageLabel: 'the first node went NotReady',
     severity: 'critical',
   },
+  ...ACCESS_SCENARIOS.filter((s) => s.id === 'd'),
   {
     id: 'e',
     file: 'e-switch-to-api-mode',
@@ -155,6 +159,7 @@ const SCENARIOS: Scenario[] = [
     damageLabel: 'EKS switched the cluster to API mode',
     severity: 'high',
   },
+  ...ACCESS_SCENARIOS.filter((s) => s.id === 'f'),
   ...WORKLOAD_IDENTITY_SCENARIOS,
 ];
 
@@ -164,7 +169,7 @@ function usage(): string {
     '',
     'The incident demo: the sandbox account, the real Lambda bundles of dist/functions invoked as',
     'Lambda invokes them, and a timeline of the incident. Exits 1 when an alert did not arrive',
-    'before the damage.',
+    'before the damage (d, f: when it did not arrive at all; the access is lost at the call there).',
     '',
     'Scenarios:',
     ...SCENARIOS.map((s) => `  ${s.id}  ${s.title}${s.id === 'a' ? ' (default)' : ''}`),
@@ -621,6 +626,12 @@ async function main(): Promise<number> {
         .join(' nor ');
       out.push(`FAIL: no ${severity} alert reached ${missing}`);
       ok = false;
+    } else if (scenario.lostAtCall !== undefined) {
+      // The loss is the call itself: report the time from it to the alert, claim nothing before.
+      const after = (at: number) => `${((at - t0) / 1000).toFixed(2)} s`;
+      out.push(
+        `OK: ${scenario.lostAtCall}, T+0.00s, so no alert can come before the loss: the ${severity} alert reached Slack ${after(firstSlack)} and SNS ${after(firstSns)} after it.`,
+      );
     } else {
       const lead = (at: number) => `${((damage.at - at) / 1000).toFixed(2)} s`;
       ok = firstSlack < damage.at && firstSns < damage.at;

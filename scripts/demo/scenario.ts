@@ -35,6 +35,12 @@ export interface Scenario {
   /** The sandbox timeline entry that marks the damage the alert must precede. */
   damage: RegExp;
   damageLabel: string;
+  /**
+   * Set when the access is lost at the call or edit itself (incidents d and f): no alert can come
+   * before that, so the demo reports the time from the call to the alert instead (and `damage`
+   * is only what the sandbox shows of the loss). The words that say how it was lost.
+   */
+  lostAtCall?: string;
   /** Severity of the alert that must precede the damage. */
   severity: 'critical' | 'high';
   /** When the pods ask for fresh AWS credentials after a change (the sandbox's default otherwise). */

@@ -3,7 +3,9 @@
 // exclude patterns", or a stack whose functions fail at their first cold start:
 //   - the function bundles are missing: run `npm run bundle` (or `npm run package`);
 //   - the VPC parameters do not fit together (scripts/serverless/network.cjs);
-//   - `regions` or `slackWebhookParameter` is not of the shape the functions accept.
+//   - `regions` or `slackWebhookParameter` is not of the shape the functions accept;
+//   - a `--param` (or a key of the stage's `params:` block) names no parameter of serverless.yml:
+//     osls would take a typo silently and deploy the default.
 // Before `serverless invoke local` it checks that function's bundle.
 'use strict';
 
@@ -11,6 +13,8 @@ const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 
 const REGION = /^[a-z]{2}(?:-[a-z]+)+-\d+$/;
+/** The functions' permissions boundary lets them read these parameters only (infra/iam). */
+const PARAMETER_PREFIX = '/eks-auth-sentinel/';
 
 /** `dist/functions/report/index.handler` → `dist/functions/report/index.js`. */
 const bundleOf = (handler) => `${String(handler).replace(/\.[^./]+$/, '')}.js`;
@@ -38,9 +42,31 @@ class SentinelPreflight {
     ];
   }
 
+  /** `--param=NAME=…` and `params.<stage>` keys that serverless.yml does not know. */
+  paramProblems() {
+    const params = this.serverless.configurationInput?.params ?? {};
+    // `target` is internal: which values the functions' environment points at (local or deployed).
+    const known = Object.keys(params.default ?? {}).filter((name) => name !== 'target');
+    const list = `the parameters are ${known.join(', ')}`;
+    const given = this.options.param ?? this.serverless.processedInput?.options?.param ?? [];
+    const problems = [];
+    for (const item of Array.isArray(given) ? given : [given]) {
+      // Only the name: the value may be a secret pasted by mistake.
+      const name = String(item).split('=')[0].trim();
+      if (!known.includes(name)) problems.push(`--param=${name}=…: no parameter "${name}"; ${list}`);
+    }
+    const stage = this.serverless.service.provider?.stage;
+    for (const name of Object.keys(params[stage] ?? {})) {
+      if (name !== 'target' && !known.includes(name)) {
+        problems.push(`params.${stage}.${name} in serverless.yml: no parameter "${name}"; ${list}`);
+      }
+    }
+    return problems;
+  }
+
   packageProblems() {
     const { service } = this.serverless;
-    const problems = [...(service.custom?.network?.problems ?? [])];
+    const problems = [...this.paramProblems(), ...(service.custom?.network?.problems ?? [])];
     const env = service.provider?.environment ?? {};
     // `--stage local` takes these from the shell for `invoke local`; it is never deployed.
     if (service.provider?.stage !== 'local') {
@@ -51,16 +77,16 @@ class SentinelPreflight {
         }
       }
       const slack = String(env.SENTINEL_SLACK_WEBHOOK_PARAMETER ?? '');
-      if (slack !== 'disabled' && !slack.startsWith('/')) {
+      if (slack !== 'disabled' && !slack.startsWith(PARAMETER_PREFIX)) {
         problems.push(
-          `slackWebhookParameter: "${slack}" is neither an SSM parameter name starting with / nor "disabled": --param=slackWebhookParameter=/eks-auth-sentinel/slack-webhook`,
+          `slackWebhookParameter: "${slack}" is neither an SSM parameter name under ${PARAMETER_PREFIX} (the functions' permissions boundary allows no other) nor "disabled": --param=slackWebhookParameter=/eks-auth-sentinel/slack-webhook`,
         );
       }
       const bot = String(env.SENTINEL_SLACK_BOT_TOKEN_PARAMETER ?? 'disabled');
-      if (bot !== 'disabled' && !bot.startsWith('/')) {
+      if (bot !== 'disabled' && !bot.startsWith(PARAMETER_PREFIX)) {
         problems.push(
           // The value is not echoed: it may be the token itself, pasted by mistake.
-          'slackBotTokenParameter: neither an SSM parameter name starting with / nor "disabled" (the name of the parameter, never the token): --param=slackBotTokenParameter=/eks-auth-sentinel/slack-bot-token',
+          `slackBotTokenParameter: neither an SSM parameter name under ${PARAMETER_PREFIX} nor "disabled" (the name of the parameter, never the token): --param=slackBotTokenParameter=/eks-auth-sentinel/slack-bot-token`,
         );
       }
       if (bot !== 'disabled' && slack !== 'disabled') {

@@ -20,6 +20,7 @@ import {
   DEFAULT_CLUSTER_CONCURRENCY,
   FAIL_ON_VALUES,
   type FailOn,
+  FILE_INPUTS,
   GLOBAL,
   MAX_CLUSTER_CONCURRENCY,
   OPTIONS,
@@ -362,6 +363,14 @@ export function parseCommandLine(
     if (seen.has(token.name))
       throw new CliError(`option --${token.name} given twice`, { where: commandHint(command) });
     seen.add(token.name);
+  }
+  // Standard input can be read once.
+  const fromStdin = FILE_INPUTS.filter((name) => values[name] === '-');
+  if (fromStdin.length > 1) {
+    throw new CliError(
+      `only one input can be read from stdin (-), not ${fromStdin.map((o) => `--${o}`).join(' and ')}`,
+      { where: commandHint(command) },
+    );
   }
 
   const chosenFormat = oneOf(values.format ?? 'text', COMMAND_FORMATS[command] ?? RENDER_FORMATS, 'format');

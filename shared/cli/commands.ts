@@ -137,7 +137,9 @@ export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<numbe
       const { snapshot } = await obtainSnapshot(io, args.source);
       // Loaded here: the plan and its renderers serve only `migrate`.
       const { runMigrate } = await import('./migrate.ts');
-      return runMigrate(io, snapshot, args.migrateFormat);
+      const code = runMigrate(io, snapshot, args.migrateFormat);
+      // A blocker counts as critical, so every threshold but `none` fails on it.
+      return code === EXIT.findings && args.failOn === 'none' ? EXIT.ok : code;
     }
     case 'demo':
       return runDemo(args, io);

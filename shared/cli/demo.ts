@@ -23,6 +23,7 @@ async function listScenarios(io: CliIo, dir: string): Promise<string[]> {
     names = await io.listDir(dir);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
+    if (code === 'ENOTDIR') throw new CliError(`${dir} is a file, expected a directory`, { cause: error });
     throw new CliError(
       `cannot read the scenarios directory ${dir}: ${typeof code === 'string' ? code : String(error)}`,
     );

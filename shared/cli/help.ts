@@ -55,12 +55,14 @@ Usage:
   eks-auth-sentinel snapshot (--cluster NAME --region R [--out FILE] | --all --region R[,R2]) [--store DIR]
   eks-auth-sentinel report   ([--cluster NAME] --region R[,R2] | --snapshot FILE) [--format html --out FILE]
   eks-auth-sentinel migrate  (--snapshot FILE | --cluster NAME --region R) [--format text|json|terraform|aws-cli]
-  eks-auth-sentinel rules
+  eks-auth-sentinel rules    [--format text|markdown|json]
   eks-auth-sentinel demo    [--scenarios DIR]
   eks-auth-sentinel help [COMMAND]
 
 Options:
 ${optionLines(['format', 'fail-on', 'max-chars', 'debug', 'help', 'version'])}
+
+An input FILE (also PLAN.json, CLOUDTRAIL.json) may be - for standard input, one per command.
 
 Live commands (snapshot, report, --cluster) read AWS with your credentials (the SDK's default
 chain: environment, profile, SSO, instance role) and endpoints (AWS_ENDPOINT_URL_EKS, _EC2, _IAM,
@@ -118,7 +120,8 @@ eks-auth-sentinel snapshot --all --region R[,R2] [--store DIR] [--concurrency N]
 Captures clusters live into ClusterSnapshot JSON (EKS, EC2, IAM and the Kubernetes API, read-only).
 ${optionLines(['out', 'store', 'all'])}
 Files are written whole or not at all (temporary file, then rename). A source that cannot be read
-is recorded as such in the snapshot. Prints one line per file written.
+is recorded as such in the snapshot. Prints one line per file written (--format json: the files
+written and the clusters that could not be read).
 Exits 0 when every cluster was written, 2 when a cluster or Region could not be read at all (one
 line each on stderr: which operation failed and which permission is missing), the others written.
 `,
@@ -141,6 +144,7 @@ paths at risk marked. --format is text|markdown|json|html; --out FILE writes the
 With --snapshot FILE the report is made from that snapshot, nothing is read live.
 `,
   migrate: `eks-auth-sentinel migrate (--snapshot FILE | --cluster NAME --region R) [--format text|json|terraform|aws-cli]
+                          [--fail-on S]
 
 The plan from aws-auth to access entries, from the mappings the authenticator really uses (the last
 duplicate wins, invalid entries are dropped) and the roles compute depends on: node roles become
@@ -152,11 +156,13 @@ username templates access entries do not support, principals whose access entry 
 Steps: mode API_AND_CONFIG_MAP, create the entries, verify (whatif --auth-mode API), only then API.
 --format json prints {cluster, steps, accessEntries, blockers}; terraform the aws_eks_access_entry and
 aws_eks_access_policy_association resources and the terraform-aws-eks access_entries input; aws-cli a
-script. Nothing is changed. Exits 1 when the plan has blockers, else 0.
+script. Nothing is changed. Exits 1 when the plan has blockers, else 0: a blocker counts as critical
+(the switch would take that access for good), so only --fail-on none changes the exit code.
 `,
   rules: `eks-auth-sentinel rules [--format text|markdown|json]
 
-Lists the rule catalog; --format markdown prints the README's table.
+Lists the rule catalog; --format markdown prints the README's table. Always exits 0: it reports
+no findings.
 `,
   demo: `eks-auth-sentinel demo [--scenarios DIR] [--format F] [--fail-on S] [--max-chars N]
 

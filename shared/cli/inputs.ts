@@ -5,9 +5,9 @@ import type { ClusterSnapshot } from '../core/model.ts';
 import { acceptSnapshot } from '../core/snapshot-accept.ts';
 import { CliError } from './errors.ts';
 import type { CliIo } from './io.ts';
-import { readInput } from './read-input.ts';
+import { inputName, readInput } from './read-input.ts';
 
-export { readInput, tooLargeError } from './read-input.ts';
+export { inputName, readInput, STDIN, tooLargeError } from './read-input.ts';
 
 function lineAndColumn(text: string, offset: number): { line: number; column: number } {
   let line = 1;
@@ -19,8 +19,9 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
   return { line, column: offset - lineStart + 1 };
 }
 
-/** Parses JSON text; a syntax error names the file and line:column, never quotes the input. */
-export function parseJsonText(text: string, path: string): unknown {
+/** Parses JSON text; a syntax error names the file (`-`: stdin) and line:column, never quotes the input. */
+export function parseJsonText(text: string, file: string): unknown {
+  const path = inputName(file);
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   try {
     return JSON.parse(body);
@@ -52,6 +53,6 @@ export async function loadSnapshot(io: CliIo, path: string): Promise<ClusterSnap
   const more = result.errors.length - 1 + result.omitted;
   const suffix = more > 0 ? ` (and ${more} more ${more === 1 ? 'error' : 'errors'})` : '';
   throw new CliError(`not a valid cluster snapshot: ${first?.message ?? 'rejected'}${suffix}`, {
-    where: first === undefined ? path : `${path}, ${first.path}`,
+    where: first === undefined ? inputName(path) : `${inputName(path)}, ${first.path}`,
   });
 }

@@ -21,6 +21,8 @@ export interface LiveIo {
 export interface CliIo {
   /** The whole file as UTF-8 text; rejects with a Node error (`code`) or a `CliError`. */
   readFile(path: string): Promise<string>;
+  /** All of standard input as UTF-8 text (a file option given `-`); absent: stdin is not offered. */
+  readStdin?(): Promise<string>;
   stdout(text: string): void;
   stderr(text: string): void;
   /** Whether stdout is a terminal (colour is on only then). */

@@ -23,7 +23,7 @@ import {
   summaryTable,
 } from './cluster-report.ts';
 import { CliError, formatErrorLine } from './errors.ts';
-import { loadSnapshot } from './inputs.ts';
+import { inputName, loadSnapshot } from './inputs.ts';
 import type { CliIo, LiveIo } from './io.ts';
 import { clusterOf, EXIT, exitFor, stamped, toolInfo } from './output.ts';
 import { readVersion } from './version.ts';
@@ -66,7 +66,8 @@ export async function obtainSnapshot(
   io: CliIo,
   source: SnapshotSource,
 ): Promise<{ snapshot: ClusterSnapshot; where: string }> {
-  if (source.kind === 'file') return { snapshot: await loadSnapshot(io, source.path), where: source.path };
+  if (source.kind === 'file')
+    return { snapshot: await loadSnapshot(io, source.path), where: inputName(source.path) };
   const deps = await liveOf(io).captureDeps();
   const target = { region: source.region, clusterName: source.clusterName };
   try {
@@ -132,6 +133,7 @@ async function captureAll(
 
 function writeError(path: string, error: unknown): CliError {
   const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'EISDIR') return new CliError(`${path} is a directory, expected a file`, { cause: error });
   return new CliError(`cannot write ${path}: ${typeof code === 'string' ? code : safeErrorMessage(error)}`, {
     cause: error,
   });

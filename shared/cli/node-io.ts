@@ -4,7 +4,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CliIo, MAX_INPUT_BYTES } from './io.ts';
-import { tooLargeError } from './read-input.ts';
+import { directoryError, STDIN, tooLargeError } from './read-input.ts';
 
 /** The nearest directory at or above `from` that holds a package.json (dist/ → the package root). */
 export function findPackageRoot(from: string): string {
@@ -21,8 +21,24 @@ export function createNodeIo(moduleUrl: string): CliIo {
   return {
     async readFile(path) {
       const info = await stat(path);
+      if (info.isDirectory()) throw directoryError(path);
       if (info.isFile() && info.size > MAX_INPUT_BYTES) throw tooLargeError(path, info.size);
       return readFile(path, 'utf8');
+    },
+    async readStdin() {
+      // Bounded like a file: the pipe is read no further than the limit.
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of process.stdin) {
+        const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+        size += buffer.length;
+        if (size > MAX_INPUT_BYTES) {
+          process.stdin.destroy();
+          throw tooLargeError(STDIN, size);
+        }
+        chunks.push(buffer);
+      }
+      return Buffer.concat(chunks).toString('utf8');
     },
     stdout: (text) => {
       process.stdout.write(text);

@@ -10,6 +10,8 @@ import { MIGRATE_FORMATS, RENDER_FORMATS, REPORT_FORMATS } from '../core/render/
 export const COMMAND_FORMATS: Partial<Record<CommandName, readonly string[]>> = {
   migrate: MIGRATE_FORMATS,
   report: REPORT_FORMATS,
+  // What it wrote: one line per file, or JSON (a Markdown list would add nothing).
+  snapshot: ['text', 'json'],
 };
 
 export const COMMANDS = [
@@ -58,7 +60,7 @@ export const OPTIONS = {
     type: 'string',
     value: 'SEVERITY',
     description: `exit 1 when a finding is at or above it: ${FAIL_ON_VALUES.join('|')}`,
-    defaultText: 'critical for assess, diff, whatif, compare and report; none for demo',
+    defaultText: 'critical for assess, diff, whatif, compare, report and migrate; none for demo',
   },
   'max-chars': {
     type: 'string',
@@ -158,6 +160,18 @@ export const OPTIONS = {
 
 export type OptionName = keyof typeof OPTIONS;
 
+/** The options that name an input file; each takes `-` for standard input, one per command. */
+export const FILE_INPUTS: readonly OptionName[] = [
+  'snapshot',
+  'before',
+  'after',
+  'event',
+  'terraform-plan',
+  'aws-auth',
+  'from',
+  'to',
+];
+
 /** Options every command takes, in the order the help lists them. */
 export const GLOBAL: readonly OptionName[] = ['help', 'version', 'debug', 'format'];
 const REPORTING: readonly OptionName[] = ['fail-on', 'max-chars'];
@@ -182,7 +196,8 @@ export const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
   compare: ['from', 'from-cluster', 'from-region', 'to', 'to-cluster', 'to-region', ...REPORTING],
   snapshot: ['cluster', 'region', 'all', 'out', 'store', 'concurrency'],
   report: ['snapshot', 'cluster', 'region', 'concurrency', 'out', ...REPORTING],
-  migrate: ['snapshot', 'cluster', 'region'],
+  // --fail-on: a blocker counts as critical (the switch would take that access for good).
+  migrate: ['snapshot', 'cluster', 'region', 'fail-on'],
   rules: [],
   demo: ['scenarios', ...REPORTING],
 };

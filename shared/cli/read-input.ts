@@ -2,9 +2,24 @@
 import { CliError, isCliError } from './errors.ts';
 import { type CliIo, MAX_INPUT_BYTES } from './io.ts';
 
+/** The file name that means standard input (every file option takes it; one per command). */
+export const STDIN = '-';
+
+/** How an input is named in messages: `stdin` for `-`, else its path. */
+export function inputName(path: string): string {
+  return path === STDIN ? 'stdin' : path;
+}
+
 export function tooLargeError(path: string, size: number): CliError {
   const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(1)} MB`;
-  return new CliError(`refusing to read ${path}: ${mb(size)} is over the ${mb(MAX_INPUT_BYTES)} limit`);
+  return new CliError(
+    `refusing to read ${inputName(path)}: ${mb(size)} is over the ${mb(MAX_INPUT_BYTES)} limit`,
+  );
+}
+
+/** A path given for a file that is a directory: said so, not as `EISDIR`. */
+export function directoryError(path: string, cause?: unknown): CliError {
+  return new CliError(`${path} is a directory, expected a file`, { cause });
 }
 
 function errorCode(error: unknown): string {
@@ -17,14 +32,18 @@ function errorCode(error: unknown): string {
   return String(error);
 }
 
-/** The file's text; a read failure becomes `cannot read FILE: CODE`. */
+/** The file's text (`-`: standard input); a read failure becomes `cannot read FILE: CODE`. */
 export async function readInput(io: CliIo, path: string): Promise<string> {
   let text: string;
   try {
-    text = await io.readFile(path);
+    if (path !== STDIN) text = await io.readFile(path);
+    else if (io.readStdin === undefined) throw new CliError('standard input cannot be read here');
+    else text = await io.readStdin();
   } catch (error) {
     if (isCliError(error)) throw error;
-    throw new CliError(`cannot read ${path}: ${errorCode(error)}`, { cause: error });
+    const code = errorCode(error);
+    if (code === 'EISDIR') throw directoryError(path, error);
+    throw new CliError(`cannot read ${inputName(path)}: ${code}`, { cause: error });
   }
   if (text.length > MAX_INPUT_BYTES) throw tooLargeError(path, text.length);
   return text;

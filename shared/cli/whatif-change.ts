@@ -9,7 +9,7 @@ import { principalKey } from '../core/principal.ts';
 import { roleArnsInUse } from '../core/workload-identity.ts';
 import type { WhatIfRequest } from './args.ts';
 import { CliError } from './errors.ts';
-import { loadJsonFile } from './inputs.ts';
+import { inputName, loadJsonFile } from './inputs.ts';
 import type { CliIo } from './io.ts';
 
 export type ResolvedWhatIf =
@@ -101,9 +101,12 @@ export async function resolveWhatIf(
     case 'auth-mode':
       return { kind: 'change', change: { kind: 'set-auth-mode', mode: request.value } };
     case 'event': {
+      const eventFile = inputName(request.value);
       const parsed = parseEksEvent(await loadJsonFile(io, request.value));
       if (parsed.kind === 'invalid') {
-        throw new CliError(`not a usable EKS CloudTrail event: ${parsed.reason}`, { where: request.value });
+        throw new CliError(`not a usable EKS CloudTrail event: ${parsed.reason}`, {
+          where: eventFile,
+        });
       }
       if (parsed.kind === 'ignored') return { kind: 'ignored', reason: parsed.reason };
       if (parsed.kind === 'account-change') {
@@ -111,7 +114,7 @@ export async function resolveWhatIf(
         if (parsed.accountId !== snapshot.accountId) {
           throw new CliError(
             `the event is from account ${parsed.accountId}, the snapshot is of account ${snapshot.accountId}`,
-            { where: `${request.value}, ${snapshotPath}` },
+            { where: `${eventFile}, ${snapshotPath}` },
           );
         }
         return {
@@ -124,7 +127,7 @@ export async function resolveWhatIf(
         throw new CliError(
           `the event is for cluster ${parsed.clusterName}, the snapshot is of cluster ${cluster}`,
           {
-            where: `${request.value}, ${snapshotPath}`,
+            where: `${eventFile}, ${snapshotPath}`,
           },
         );
       }
@@ -135,7 +138,7 @@ export async function resolveWhatIf(
       ] as const) {
         if (event !== ours) {
           throw new CliError(`the event is from ${what} ${event}, the snapshot is of ${what} ${ours}`, {
-            where: `${request.value}, ${snapshotPath}`,
+            where: `${eventFile}, ${snapshotPath}`,
           });
         }
       }

@@ -13,7 +13,7 @@ import type { SimulationEffect } from '../core/simulate.ts';
 import { planClusterNames, validatePlan, whatIfTerraformPlan } from '../core/terraform-plan/index.ts';
 import type { FileOrLiveArgs } from './commands.ts';
 import { CliError } from './errors.ts';
-import { loadSnapshot, parseJsonText, readInput } from './inputs.ts';
+import { inputName, loadSnapshot, parseJsonText, readInput } from './inputs.ts';
 import type { CliIo } from './io.ts';
 import { obtainSnapshot } from './live.ts';
 import { clusterOf, EXIT, exitFor, renderOptions, stamped, toolInfo } from './output.ts';
@@ -52,7 +52,8 @@ function renderSections(io: CliIo, args: PlanArgs | AwsAuthArgs, title: string, 
 async function loadPlan(io: CliIo, path: string) {
   const value = parseJsonText(await readInput(io, path), path);
   const v = validatePlan(value);
-  if (!v.ok) throw new CliError(`not a usable Terraform plan: ${v.error}`, { where: `${path}, ${v.path}` });
+  if (!v.ok)
+    throw new CliError(`not a usable Terraform plan: ${v.error}`, { where: `${inputName(path)}, ${v.path}` });
   return v.plan;
 }
 
@@ -62,7 +63,7 @@ async function planSnapshots(io: CliIo, args: PlanArgs, names: string[]): Promis
   const clusters = source.clusterNames ?? names;
   if (clusters.length === 0) {
     throw new CliError('the plan names no cluster (cluster_name) to read: give --cluster NAME', {
-      where: args.plan,
+      where: inputName(args.plan),
     });
   }
   const out: ClusterSnapshot[] = [];
@@ -89,7 +90,7 @@ export async function runWhatIfPlan(args: PlanArgs, io: CliIo): Promise<number> 
   const result = whatIfTerraformPlan(plan, snapshots);
   const sections: Section[] = result.clusters.map((c) => ({
     cluster: c.cluster,
-    change: `${args.plan}: ${c.steps} auth-relevant change(s)${unknownLabel(c.effects)}`,
+    change: `${inputName(args.plan)}: ${c.steps} auth-relevant change(s)${unknownLabel(c.effects)}`,
     findings: c.findings,
     effects: c.effects,
   }));
@@ -102,7 +103,7 @@ export async function runWhatIfPlan(args: PlanArgs, io: CliIo): Promise<number> 
     const body = {
       relevant: true,
       plan: {
-        file: args.plan,
+        file: inputName(args.plan),
         formatVersion: plan.formatVersion,
         terraformVersion: plan.terraformVersion ?? null,
       },
@@ -131,7 +132,8 @@ export async function runWhatIfAwsAuth(args: AwsAuthArgs, io: CliIo): Promise<nu
   const proposal = readAwsAuthProposal(text);
   if (!proposal.ok) {
     throw new CliError(`not a usable aws-auth: ${proposal.error}`, {
-      where: proposal.line === undefined ? args.file : `${args.file}, line ${proposal.line}`,
+      where:
+        proposal.line === undefined ? inputName(args.file) : `${inputName(args.file)}, line ${proposal.line}`,
     });
   }
   const { snapshot } = await obtainSnapshot(io, args.source);
@@ -151,10 +153,13 @@ export async function runWhatIfAwsAuth(args: AwsAuthArgs, io: CliIo): Promise<nu
     ],
     proposal.lineOf,
   );
-  const effects = [...proposalIssues(proposal.data, proposal.lineOf, args.file), ...result.effects];
+  const effects = [
+    ...proposalIssues(proposal.data, proposal.lineOf, inputName(args.file)),
+    ...result.effects,
+  ];
   const section: Section = {
     cluster: clusterOf(snapshot),
-    change: `apply ${args.file} as kube-system/aws-auth${proposal.form === 'mapRoles' ? ' mapRoles' : ''}`,
+    change: `apply ${inputName(args.file)} as kube-system/aws-auth${proposal.form === 'mapRoles' ? ' mapRoles' : ''}`,
     findings: result.findings,
     effects,
   };

@@ -1,9 +1,15 @@
-/** Issue 10's CLI papercuts, one test each. */
+/** The CLI papercuts of issues 10 and 17, one test each. */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { toAwsApiError } from '../../shared/adapters/errors.ts';
+import { parseCommandLine } from '../../shared/cli/args.ts';
+import { createNodeIo } from '../../shared/cli/node-io.ts';
+import { COMMAND_FORMATS, COMMAND_OPTIONS, COMMANDS, type CommandName } from '../../shared/cli/options.ts';
 import { runCli } from '../../shared/cli/run-cli.ts';
+import { RENDER_FORMATS } from '../../shared/core/render/formats.ts';
 import { createFakeIo, deleteNodegroupEvent, REPO_ROOT } from '../support/fake-io.ts';
 
 const KARPENTER = 'scenarios/a-karpenter-shares-last-nodegroup-role.json';
@@ -143,5 +149,174 @@ describe('issue 10 event from elsewhere', () => {
     expect(code).toBe(2);
     expect(err).toContain('account 999988887777');
     expect(err).toContain('account 111122223333');
+  });
+});
+
+describe('issue 17: --format and --fail-on as the README says', () => {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const rows = readme
+    .split('\n')
+    .filter((l) => /^\| `[a-z]+`/.test(l) && l.includes('| `text`'))
+    .map((l) => {
+      const [commands = '', formats = '', failOn = ''] = l.split('|').slice(1, -1);
+      const words = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? '');
+      return { commands: words(commands), formats: words(formats), failOn: !failOn.trim().startsWith('—') };
+    });
+  /** The least a command needs besides --format/--fail-on to parse (live ones with a Region). */
+  const base: Record<CommandName, string[]> = {
+    assess: ['--snapshot', KARPENTER],
+    diff: ['--before', KARPENTER, '--after', KARPENTER],
+    whatif: ['--snapshot', KARPENTER, '--auth-mode', 'API'],
+    compare: ['--from', KARPENTER, '--to', KARPENTER],
+    snapshot: ['--cluster', 'prod', '--region', 'eu-west-1'],
+    report: ['--region', 'eu-west-1'],
+    migrate: ['--snapshot', KARPENTER],
+    rules: [],
+    demo: [],
+  };
+
+  it('names every command once, with exactly the formats and threshold the option table gives it', () => {
+    expect(rows.flatMap((r) => r.commands).sort()).toEqual([...COMMANDS].sort());
+    for (const row of rows) {
+      for (const command of row.commands as CommandName[]) {
+        expect(row.formats, command).toEqual([...(COMMAND_FORMATS[command] ?? RENDER_FORMATS)]);
+        expect(COMMAND_OPTIONS[command].includes('fail-on'), command).toBe(row.failOn);
+        for (const format of row.formats) {
+          const argv = [
+            command,
+            ...base[command],
+            '--format',
+            format,
+            ...(row.failOn ? ['--fail-on', 'none'] : []),
+          ];
+          expect(() => parseCommandLine(argv), argv.join(' ')).not.toThrow();
+        }
+      }
+    }
+  });
+
+  it('migrate: a blocker fails every threshold but none', async () => {
+    const slip = 'scenarios/c-yaml-slip-in-maproles.json';
+    const plain = await run(['migrate', '--snapshot', slip, '--format', 'json']);
+    expect(plain.code).toBe(1);
+    expect((JSON.parse(plain.out) as { blockers: unknown[] }).blockers.length).toBeGreaterThan(0);
+    for (const failOn of ['critical', 'low'])
+      expect((await run(['migrate', '--snapshot', slip, '--fail-on', failOn])).code).toBe(1);
+    const none = await run(['migrate', '--snapshot', slip, '--fail-on', 'none', '--format', 'json']);
+    expect(none.err).toBe('');
+    expect(none.code).toBe(0);
+    expect(none.out).toBe(plain.out);
+  });
+
+  it('rules and snapshot refuse a threshold they cannot apply, naming the option', async () => {
+    for (const argv of [
+      ['rules', '--fail-on', 'high'],
+      ['snapshot', ...base.snapshot, '--format', 'markdown'],
+    ]) {
+      const { code, out, err } = await run(argv);
+      expect(code, argv.join(' ')).toBe(2);
+      expect(out).toBe('');
+      expect(err).toMatch(/^eks-auth-sentinel: [^\n]*--(fail-on|format)[^\n]*\n$/);
+    }
+  });
+});
+
+describe('issue 17: a directory given as a file', () => {
+  const io = () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const real = createNodeIo(pathToFileURL(join(REPO_ROOT, 'shared', 'cli', 'main.ts')).href);
+    return {
+      io: { ...real, stdout: (t: string) => void out.push(t), stderr: (t: string) => void err.push(t) },
+      out: () => out.join(''),
+      err: () => err.join(''),
+    };
+  };
+  const dir = join(REPO_ROOT, 'scenarios');
+
+  it.each([
+    ['--snapshot', ['assess', '--snapshot', dir]],
+    ['--before', ['diff', '--before', dir, '--after', join(REPO_ROOT, KARPENTER)]],
+    ['--event', ['whatif', '--snapshot', join(REPO_ROOT, KARPENTER), '--event', dir]],
+    ['--terraform-plan', ['whatif', '--snapshot', join(REPO_ROOT, KARPENTER), '--terraform-plan', dir]],
+    ['--aws-auth', ['whatif', '--snapshot', join(REPO_ROOT, KARPENTER), '--aws-auth', dir]],
+    ['--from', ['compare', '--from', dir, '--to', join(REPO_ROOT, KARPENTER)]],
+  ])('%s DIR: "DIR is a directory, expected a file", exit 2', async (_, argv) => {
+    const fake = io();
+    const code = await runCli(argv, fake.io);
+    expect(code).toBe(2);
+    expect(fake.out()).toBe('');
+    expect(fake.err()).toBe(`eks-auth-sentinel: ${dir} is a directory, expected a file\n`);
+  });
+  it('an output: report --out DIR says so too; and demo --scenarios FILE the other way round', async () => {
+    const out = io();
+    expect(await runCli(['report', '--snapshot', join(REPO_ROOT, KARPENTER), '--out', dir], out.io)).toBe(2);
+    expect(out.err()).toBe(`eks-auth-sentinel: ${dir} is a directory, expected a file\n`);
+    const demo = io();
+    const readme = join(REPO_ROOT, 'README.md');
+    expect(await runCli(['demo', '--scenarios', readme], demo.io)).toBe(2);
+    expect(demo.err()).toBe(`eks-auth-sentinel: ${readme} is a file, expected a directory\n`);
+  });
+});
+
+describe('issue 17: - reads standard input, through the real CLI', () => {
+  const cli = (argv: string[], input = '') =>
+    spawnSync(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'shared', 'cli', 'main.ts'), ...argv], {
+      cwd: REPO_ROOT,
+      input,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+  const file = (path: string) => readFileSync(join(REPO_ROOT, path), 'utf8');
+  const E = 'scenarios/e-switch-to-api-mode.json';
+  const PLAN = 'test/fixtures/terraform-plan/e-auth-mode-to-api.json';
+  const EVENT = 'test/fixtures/cloudtrail/delete-nodegroup.json';
+  const PROPOSAL = 'test/fixtures/aws-auth-proposals/adds-developers.yaml';
+
+  it.each([
+    ['--snapshot', ['assess', '--snapshot', '-'], ['assess', '--snapshot', E], E],
+    ['--before', ['diff', '--before', '-', '--after', E], ['diff', '--before', E, '--after', E], E],
+    ['--after', ['diff', '--before', E, '--after', '-'], ['diff', '--before', E, '--after', E], E],
+    [
+      '--event',
+      ['whatif', '--snapshot', KARPENTER, '--event', '-'],
+      ['whatif', '--snapshot', KARPENTER, '--event', EVENT],
+      EVENT,
+    ],
+    [
+      '--terraform-plan',
+      ['whatif', '--snapshot', E, '--terraform-plan', '-'],
+      ['whatif', '--snapshot', E, '--terraform-plan', PLAN],
+      PLAN,
+    ],
+    [
+      '--aws-auth',
+      ['whatif', '--snapshot', E, '--aws-auth', '-'],
+      ['whatif', '--snapshot', E, '--aws-auth', PROPOSAL],
+      PROPOSAL,
+    ],
+    ['--from', ['compare', '--from', '-', '--to', E], ['compare', '--from', E, '--to', E], E],
+    ['--to', ['compare', '--from', E, '--to', '-'], ['compare', '--from', E, '--to', E], E],
+  ])('%s -: the same answer as from the file', (_, stdinArgv, fileArgv, input) => {
+    const fromStdin = cli([...stdinArgv, '--format', 'json'], file(input));
+    const fromFile = cli([...fileArgv, '--format', 'json']);
+    expect(fromStdin.stderr).toBe(fromFile.stderr);
+    expect(fromStdin.status).toBe(fromFile.status);
+    const strip = (out: string) => out.replaceAll(PLAN, 'stdin').replaceAll(PROPOSAL, 'stdin');
+    expect(fromStdin.stdout).toBe(strip(fromFile.stdout));
+    expect(fromStdin.stdout.length).toBeGreaterThan(50);
+  });
+
+  it('names stdin where a file name would be, and reads it once per command', () => {
+    const bad = cli(['assess', '--snapshot', '-'], '{"schemaVersion": 1,\n  oops');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^eks-auth-sentinel: not valid JSON[^\n]*\(stdin, line 2:3\)\n$/);
+    const twice = cli(['diff', '--before', '-', '--after', '-'], file(E));
+    expect(twice.status).toBe(2);
+    expect(twice.stdout).toBe('');
+    expect(twice.stderr).toMatch(
+      /^eks-auth-sentinel: only one input can be read from stdin \(-\), not --before and --after/,
+    );
   });
 });

@@ -138,13 +138,28 @@ describe('infra/cloudformation/cluster-read-access.yaml', () => {
 
   it('names the RBAC to apply and, for CONFIG_MAP clusters, the aws-auth entries', () => {
     expect(JSON.stringify(t.Outputs.KubernetesRbac)).toContain('infra/kubernetes/monitor-clusterrole.yaml');
-    const mapRoles = (t.Outputs.AwsAuthMapRoles as { Value: Json }).Value['Fn::Sub'] as string;
     // `${…}` are CloudFormation Sub placeholders, not template literals.
     const placeholder = (name: string) => ['$', '{', name, '}'].join('');
-    expect(parse(mapRoles)).toEqual([
-      { rolearn: placeholder('WorkerRoleArn'), username: 'eks-auth-sentinel', groups: [group] },
-      { rolearn: placeholder('EventRoleArn'), username: 'eks-auth-sentinel', groups: [group] },
-    ]);
+    const entry = (name: string) => ({
+      rolearn: placeholder(name),
+      username: 'eks-auth-sentinel',
+      groups: [group],
+    });
+    // With a ReportRoleArn, all three roles, as the Terraform module maps every monitor role;
+    // without one, the two the stack always needs.
+    const [condition, withReport, withoutReport] = (t.Outputs.AwsAuthMapRoles as { Value: Json }).Value[
+      'Fn::If'
+    ] as [string, Json, Json];
+    expect(t.Conditions[condition]).toEqual({
+      'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'ReportRoleArn' }, ''] }],
+    });
+    expect(parse(withReport['Fn::Sub'] as string)).toEqual(
+      ['WorkerRoleArn', 'EventRoleArn', 'ReportRoleArn'].map(entry),
+    );
+    expect(parse(withoutReport['Fn::Sub'] as string)).toEqual(['WorkerRoleArn', 'EventRoleArn'].map(entry));
+    expect(tf('cluster-read-access', 'main.tf')).toMatch(
+      /monitor_map_roles = \[for arn in var\.monitor_role_arns/,
+    );
   });
 });
 

@@ -5,13 +5,23 @@
  * Network access is made to fail (proxy to a closed port): packaging must not need it.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { HANDLED_EKS_EVENTS } from '../../shared/core/cloudtrail.ts';
 import { expectIamCallPattern } from '../support/event-patterns.ts';
+import { allows, denies } from '../support/identity-policy.ts';
 import { ROOT } from '../support/snapshot-builder.ts';
+import {
+  ACCOUNT,
+  REGION,
+  resolve,
+  resourceRequests,
+  type StackRequest,
+  stackRequests,
+} from '../support/stack-requests.ts';
 
 type Json = Record<string, unknown>;
 interface Resource {
@@ -40,6 +50,13 @@ const OFFLINE_ENV = {
   https_proxy: 'http://127.0.0.1:9',
   NO_PROXY: '',
 };
+
+const policyFile = (name: string) =>
+  JSON.parse(readFileSync(join(ROOT, 'infra', 'iam', name), 'utf8')) as { Statement: Statement[] };
+const DEPLOYER_POLICY = policyFile('deployer-policy.json');
+const BOUNDARY_POLICY = policyFile('function-boundary-policy.json');
+const DEPLOYER = `arn:aws:iam::${ACCOUNT}:role/platform-deployer`;
+const BOUNDARY_ARN = `arn:aws:iam::${ACCOUNT}:policy/eks-auth-sentinel-function-boundary`;
 
 /** The read-only set documented in infra/iam/monitor-read-policy.json. */
 const READ_POLICY = JSON.parse(
@@ -164,6 +181,17 @@ function roleStatements(): Array<{ role: string; statement: Statement }> {
 }
 
 const actionsOf = (s: Statement) => [s.Action].flat();
+
+/** A template condition of the shape serverless.yml writes: Fn::Not of Fn::Equals over two strings. */
+function conditionHolds(t: Template, name: string): boolean {
+  const evaluate = (c: unknown): boolean => {
+    const v = c as Json;
+    if (Array.isArray(v['Fn::Not'])) return !evaluate(v['Fn::Not'][0]);
+    if (Array.isArray(v['Fn::Equals'])) return v['Fn::Equals'][0] === v['Fn::Equals'][1];
+    throw new Error(`condition ${name}: ${JSON.stringify(c)} is not evaluated here`);
+  };
+  return evaluate(t.Conditions?.[name]);
+}
 const resourcesOf = (s: Statement) => [s.Resource].flat();
 
 /** Logical IDs a CloudFormation value refers to (Ref, GetAtt, ${X} / ${X.Arn} in Sub). */
@@ -558,10 +586,330 @@ describe('serverless package: parameters', () => {
       'subnetIds: "vpc-1" is not a subnet ID (subnet-0123456789abcdef0)',
       'subnetIds is set but securityGroupIds is not: add --param=securityGroupIds=sg-…',
       'regions: "mars" is not a Region: --param=regions=eu-west-1,us-east-1',
-      'slackWebhookParameter: "https://hooks.slack.com/services/T/B/x" is neither an SSM parameter name starting with / nor "disabled": --param=slackWebhookParameter=/eks-auth-sentinel/slack-webhook',
-      'slackBotTokenParameter: neither an SSM parameter name starting with / nor "disabled" (the name of the parameter, never the token): --param=slackBotTokenParameter=/eks-auth-sentinel/slack-bot-token',
+      `slackWebhookParameter: "https://hooks.slack.com/services/T/B/x" is neither an SSM parameter name under /eks-auth-sentinel/ (the functions' permissions boundary allows no other) nor "disabled": --param=slackWebhookParameter=/eks-auth-sentinel/slack-webhook`,
+      'slackBotTokenParameter: neither an SSM parameter name under /eks-auth-sentinel/ nor "disabled" (the name of the parameter, never the token): --param=slackBotTokenParameter=/eks-auth-sentinel/slack-bot-token',
       'slackBotTokenParameter: set either it or slackWebhookParameter, not both: drop --param=slackWebhookParameter=…',
       'slackChannel: a channel ID is needed with slackBotTokenParameter: --param=slackChannel=C0123456789',
     ]);
+
+    // A typo'd --param, or one in the stage's params: block, is refused with the known names
+    // (osls itself would deploy the default); the value is never echoed.
+    const known = Object.keys(
+      (
+        parse(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'), { logLevel: 'silent' }) as {
+          params: { default: Record<string, unknown> };
+        }
+      ).params.default,
+    ).filter((name) => name !== 'target');
+    expect(known).toContain('slackWebhookParameter');
+    const list = `the parameters are ${known.join(', ')}`;
+    const typo = attempt(['--param=slackWebhookParamter=/eks-auth-sentinel/secret-name']);
+    expect(typo.status).toBe(1);
+    expect(typo.lines).toContain(
+      `--param=slackWebhookParamter=…: no parameter "slackWebhookParamter"; ${list}`,
+    );
+    expect(typo.text).not.toContain('secret-name');
+    const withStage = readFileSync(join(ROOT, 'serverless.yml'), 'utf8').replace(
+      '\nparams:\n',
+      '\nparams:\n  prod:\n    regoins: eu-west-1,us-east-1\n',
+    );
+    writeFileSync(join(service, 'serverless.yml'), withStage);
+    const stageTypo = attempt(['--stage', 'prod']);
+    expect(stageTypo.status).toBe(1);
+    expect(stageTypo.lines).toContain(
+      `params.prod.regoins in serverless.yml: no parameter "regoins"; ${list}`,
+    );
+  }, 300_000);
+});
+
+describe('serverless package: the deployer cannot make itself admin', () => {
+  const STACK = 'eks-auth-sentinel-test';
+  const all = () => [template, defaults, withBot, inVpc];
+  const stackOf = (t: Template) => ({ name: STACK, resources: t.Resources });
+  const request = (r: Omit<StackRequest, 'for'>) => ({ principalArn: DEPLOYER, ...r });
+  const allowed = (r: Omit<StackRequest, 'for'>) => allows(DEPLOYER_POLICY, request(r));
+  const denied = (r: Omit<StackRequest, 'for'>) => denies(DEPLOYER_POLICY, request(r));
+
+  it('fits in one managed policy (6,144 characters without whitespace), as does the boundary', () => {
+    for (const policy of [DEPLOYER_POLICY, BOUNDARY_POLICY])
+      expect(JSON.stringify(policy).length).toBeLessThanOrEqual(6_144);
+  });
+
+  it('allows every call deploying and removing the stack makes, for every resource of every packaging', () => {
+    const refused: string[] = [];
+    for (const t of all()) {
+      const stack = stackOf(t);
+      const requests = [
+        ...stackRequests(stack),
+        ...Object.keys(t.Resources).flatMap((id) => resourceRequests(stack, id)),
+      ];
+      expect(requests.length).toBeGreaterThan(100);
+      for (const r of requests) {
+        if (!allowed(r))
+          refused.push(`${r.for}: ${r.action} on ${r.resource} ${JSON.stringify(r.context ?? {})}`);
+      }
+    }
+    expect([...new Set(refused)]).toEqual([]);
+  });
+
+  it('every role of every packaging carries the permissions boundary, and CreateRole is refused without it', () => {
+    const boundary = {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub, not a template
+      'Fn::Sub': 'arn:${AWS::Partition}:iam::${AWS::AccountId}:policy/eks-auth-sentinel-function-boundary',
+    };
+    for (const t of all()) {
+      const roles = ofType('AWS::IAM::Role', t);
+      expect(roles.length).toBe(4);
+      for (const [id, role] of roles) {
+        expect(role.Properties.PermissionsBoundary, id).toEqual(boundary);
+        expect(resolve(stackOf(t), boundary)).toBe(BOUNDARY_ARN);
+        const arn = `arn:aws:iam::${ACCOUNT}:role/${String(role.Properties.RoleName)}`;
+        expect(denied({ action: 'iam:CreateRole', resource: arn }), id).toBe(true);
+        expect(
+          denied({
+            action: 'iam:CreateRole',
+            resource: arn,
+            context: { 'iam:PermissionsBoundary': `arn:aws:iam::${ACCOUNT}:policy/AdministratorAccess` },
+          }),
+          id,
+        ).toBe(true);
+        for (const action of ['iam:PutRolePolicy', 'iam:AttachRolePolicy', 'iam:DeleteRolePolicy'])
+          expect(denied({ action, resource: arn }), `${id} ${action} without the boundary`).toBe(true);
+      }
+    }
+  });
+
+  it('cannot widen a role of the stack, lift its boundary or rewrite the boundary itself', () => {
+    const role = `arn:aws:iam::${ACCOUNT}:role/eks-auth-sentinel-test-eu-west-1-worker`;
+    const withBoundary = { 'iam:PermissionsBoundary': BOUNDARY_ARN };
+    const attempts: Array<Omit<StackRequest, 'for'>> = [
+      {
+        action: 'iam:AttachRolePolicy',
+        resource: role,
+        context: { ...withBoundary, 'iam:PolicyARN': 'arn:aws:iam::aws:policy/AdministratorAccess' },
+      },
+      {
+        action: 'iam:PutRolePermissionsBoundary',
+        resource: role,
+        context: { 'iam:PermissionsBoundary': 'arn:aws:iam::aws:policy/AdministratorAccess' },
+      },
+      { action: 'iam:DeleteRolePermissionsBoundary', resource: role, context: withBoundary },
+      { action: 'iam:UpdateAssumeRolePolicy', resource: role, context: withBoundary },
+      ...[
+        'iam:CreatePolicyVersion',
+        'iam:SetDefaultPolicyVersion',
+        'iam:DeletePolicyVersion',
+        'iam:DeletePolicy',
+      ].map((action) => ({ action, resource: BOUNDARY_ARN })),
+      { action: 'iam:CreatePolicy', resource: BOUNDARY_ARN },
+    ];
+    for (const a of attempts) expect(denied(a), `${a.action} ${a.resource}`).toBe(true);
+  });
+
+  it('touches nothing outside the stack: roles, keys, stacks, mappings, alarms and every other resource named otherwise', () => {
+    const other = (service: string, resource: string) =>
+      `arn:aws:${service}:${REGION}:${ACCOUNT}:${resource}`;
+    const boundary = { 'iam:PermissionsBoundary': BOUNDARY_ARN };
+    const attempts: Array<Omit<StackRequest, 'for'>> = [
+      // roles: another name, even with the boundary; passing one to Lambda or the stack's to EC2
+      { action: 'iam:CreateRole', resource: `arn:aws:iam::${ACCOUNT}:role/admin`, context: boundary },
+      { action: 'iam:PutRolePolicy', resource: `arn:aws:iam::${ACCOUNT}:role/admin`, context: boundary },
+      { action: 'iam:DeleteRole', resource: `arn:aws:iam::${ACCOUNT}:role/eks-auth-sentinel-admin` },
+      {
+        action: 'iam:PassRole',
+        resource: `arn:aws:iam::${ACCOUNT}:role/eks-auth-sentinel-admin`,
+        context: { 'iam:PassedToService': 'lambda.amazonaws.com' },
+      },
+      {
+        action: 'iam:PassRole',
+        resource: `arn:aws:iam::${ACCOUNT}:role/eks-auth-sentinel-test-eu-west-1-worker`,
+        context: { 'iam:PassedToService': 'ec2.amazonaws.com' },
+      },
+      // KMS: no key-policy or deletion rights on keys this stack did not create
+      ...['kms:PutKeyPolicy', 'kms:ScheduleKeyDeletion', 'kms:DescribeKey', 'kms:TagResource'].flatMap(
+        (action) => [
+          { action, resource: other('kms', 'key/0f0f0f0f-1111-2222-3333-444444444444') },
+          {
+            action,
+            resource: other('kms', 'key/0f0f0f0f-1111-2222-3333-444444444444'),
+            context: { 'aws:ResourceTag/aws:cloudformation:stack-name': 'payments-prod' },
+          },
+        ],
+      ),
+      // stacks, event source mappings and alarms of others
+      ...['cloudformation:DeleteStack', 'cloudformation:UpdateStack', 'cloudformation:ExecuteChangeSet'].map(
+        (action) => ({
+          action,
+          resource: other('cloudformation', 'stack/payments-prod/5c4ea2d0-6a1f-11ef-9a4d-0a8f2c5d7e11'),
+        }),
+      ),
+      ...[
+        'lambda:DeleteEventSourceMapping',
+        'lambda:UpdateEventSourceMapping',
+        'lambda:CreateEventSourceMapping',
+      ].map((action) => ({
+        action,
+        resource: other('lambda', 'event-source-mapping:0b3c2c6e-8a5f-4d7e-9c1b-2f6a7e8d9c0b'),
+        context: { 'lambda:FunctionArn': other('lambda', 'function:payments-consumer') },
+      })),
+      { action: 'cloudwatch:DeleteAlarms', resource: other('cloudwatch', 'alarm:payments-p99') },
+      // an alarm of the stack whose action terminates instances
+      {
+        action: 'cloudwatch:PutMetricAlarm',
+        resource: other('cloudwatch', 'alarm:eks-auth-sentinel-test-WorkDeadLetterAlarm-X'),
+        context: { 'cloudwatch:AlarmActions': [`arn:aws:automate:${REGION}:ec2:terminate`] },
+      },
+    ];
+    for (const a of attempts)
+      expect(denied(a), `${a.action} ${a.resource} ${JSON.stringify(a.context ?? {})}`).toBe(true);
+  });
+
+  it('every action it allows on a named resource is refused on the same kind of resource named otherwise', () => {
+    // Actions that take no resource (IAM requires `*`): reads, and CreateKey (a new key is the stack's).
+    const NO_RESOURCE_LEVEL = new Set([
+      'cloudformation:ValidateTemplate',
+      'logs:DescribeLogGroups',
+      'ec2:DescribeSubnets',
+      'ec2:DescribeSecurityGroups',
+      'ec2:DescribeVpcs',
+      'kms:CreateKey',
+    ]);
+    const outside = (pattern: string) =>
+      pattern
+        .replace(/eks-auth-sentinel/g, 'payments')
+        .split(':')
+        .map((part, i) => (i === 3 && part === '*' ? REGION : i === 4 && part === '*' ? ACCOUNT : part))
+        .join(':')
+        .replace(/\*/g, 'x');
+    let checked = 0;
+    for (const st of DEPLOYER_POLICY.Statement.filter((s) => s.Effect === 'Allow')) {
+      for (const action of actionsOf(st)) {
+        for (const pattern of resourcesOf(st) as string[]) {
+          if (pattern === '*') {
+            if (NO_RESOURCE_LEVEL.has(action)) continue;
+            // `*` with a condition that names the stack's functions (event source mappings)
+            expect(JSON.stringify(st.Condition), `${st.Sid} ${action}`).toContain('eks-auth-sentinel-*');
+            continue;
+          }
+          const resource = outside(pattern);
+          expect(resource, pattern).not.toContain('eks-auth-sentinel');
+          expect(denied({ action, resource }), `${st.Sid}: ${action} on ${resource}`).toBe(true);
+          checked += 1;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(80);
+  });
+
+  it('the boundary allows what every role of every packaging is given, and the VPC managed policy', () => {
+    const instantiate = (pattern: string) =>
+      pattern
+        .split(':')
+        .map((part, i) =>
+          i === 1 && part === '*'
+            ? 'aws'
+            : i === 3 && part === '*'
+              ? REGION
+              : i === 4 && part === '*'
+                ? ACCOUNT
+                : part,
+        )
+        .join(':')
+        .replace(/\*/g, 'x');
+    const context = {
+      'kms:ViaService': `ssm.${REGION}.amazonaws.com`,
+      'kms:CallerAccount': ACCOUNT,
+      's3:prefix': 'snapshots/prod',
+    };
+    const missing: string[] = [];
+    for (const t of all()) {
+      for (const [id, role] of ofType('AWS::IAM::Role', t)) {
+        const principalArn = `arn:aws:iam::${ACCOUNT}:role/${String(role.Properties.RoleName)}`;
+        for (const policy of (role.Properties.Policies as Array<{
+          PolicyDocument: { Statement: unknown[] };
+        }>) ?? []) {
+          for (const raw of policy.PolicyDocument.Statement) {
+            const ifs = (raw as { 'Fn::If'?: unknown[] })['Fn::If'];
+            // The branch the packaging's condition takes (SlackEnabled: the parameter is not `disabled`).
+            const [condition, yes, no] = ifs ?? [undefined, raw, raw];
+            const st = (
+              condition === undefined || conditionHolds(t, String(condition)) ? yes : no
+            ) as Statement;
+            if ((st as { Ref?: string }).Ref === 'AWS::NoValue' || st.Effect !== 'Allow') continue;
+            const resources = [resolve(stackOf(t), st.Resource)].flat() as string[];
+            for (const action of actionsOf(st)) {
+              for (const resource of resources.map((r) => (r === '*' ? '*' : instantiate(r)))) {
+                const target = resource === '*' ? `arn:aws:eks:${REGION}:${ACCOUNT}:cluster/prod` : resource;
+                if (!allows(BOUNDARY_POLICY, { principalArn, action, resource: target, context }))
+                  missing.push(`${id}: ${action} on ${target}`);
+              }
+            }
+          }
+        }
+      }
+    }
+    // AWSLambdaVPCAccessExecutionRole: Lambda manages the functions' network interfaces with it.
+    for (const action of [
+      'ec2:CreateNetworkInterface',
+      'ec2:DescribeNetworkInterfaces',
+      'ec2:DescribeSubnets',
+      'ec2:DeleteNetworkInterface',
+      'ec2:AssignPrivateIpAddresses',
+      'ec2:UnassignPrivateIpAddresses',
+    ]) {
+      const principalArn = `arn:aws:iam::${ACCOUNT}:role/eks-auth-sentinel-test-eu-west-1-worker`;
+      if (!allows(BOUNDARY_POLICY, { principalArn, action, resource: '*' })) missing.push(`VPC: ${action}`);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('the boundary keeps a function to this account and the stack: no other parameter, key, role reader or write', () => {
+    const principalArn = `arn:aws:iam::${ACCOUNT}:role/eks-auth-sentinel-test-eu-west-1-worker`;
+    const attempts: Array<{ action: string; resource: string; context?: Record<string, string> }> = [
+      {
+        action: 'ssm:GetParameter',
+        resource: `arn:aws:ssm:${REGION}:${ACCOUNT}:parameter/prod/database-password`,
+      },
+      {
+        action: 'kms:Decrypt',
+        resource: `arn:aws:kms:${REGION}:${ACCOUNT}:key/0f0f0f0f-1111-2222-3333-444444444444`,
+        context: { 'kms:CallerAccount': ACCOUNT },
+      },
+      { action: 'iam:GetRole', resource: 'arn:aws:iam::999988887777:role/admin' },
+      { action: 'sqs:SendMessage', resource: `arn:aws:sqs:${REGION}:${ACCOUNT}:payments-orders` },
+      { action: 's3:GetObject', resource: 'arn:aws:s3:::payments-exports/2024/11/20.csv' },
+      { action: 'iam:CreateRole', resource: `arn:aws:iam::${ACCOUNT}:role/x` },
+      { action: 'iam:PassRole', resource: `arn:aws:iam::${ACCOUNT}:role/x` },
+      { action: 'eks:CreateAccessEntry', resource: `arn:aws:eks:${REGION}:${ACCOUNT}:cluster/prod` },
+      { action: 'lambda:UpdateFunctionCode', resource: `arn:aws:lambda:${REGION}:${ACCOUNT}:function:x` },
+    ];
+    for (const a of attempts)
+      expect(denies(BOUNDARY_POLICY, { principalArn, ...a }), `${a.action} on ${a.resource}`).toBe(true);
+  });
+
+  it('the alarm key lets CloudWatch use it for this stack’s alarms only; the functions’ key grants name this account', () => {
+    const key = template.Resources.AlarmTopicKey?.Properties.KeyPolicy as { Statement: Statement[] };
+    const cloudwatch = key.Statement.find((s) => s.Sid === 'CloudWatchPublishesAlarms');
+    expect(cloudwatch?.Condition).toEqual({
+      StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+      ArnLike: {
+        'aws:SourceArn': {
+          'Fn::Sub':
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub, not a template
+            'arn:${AWS::Partition}:cloudwatch:${AWS::Region}:${AWS::AccountId}:alarm:${AWS::StackName}-*',
+        },
+      },
+    });
+    // A kms:CallerAccount condition would refuse CloudWatch's publish (serverless.yml says why).
+    expect(JSON.stringify(cloudwatch)).not.toContain('kms:CallerAccount');
+    const kmsGrants = roleStatements().filter(({ statement }) =>
+      actionsOf(statement).some((a) => a.startsWith('kms:')),
+    );
+    expect(kmsGrants.length).toBe(2);
+    for (const { statement } of kmsGrants) {
+      expect(statement.Condition?.StringEquals).toMatchObject({
+        'kms:CallerAccount': { Ref: 'AWS::AccountId' },
+      });
+    }
   });
 });

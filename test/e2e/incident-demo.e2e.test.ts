@@ -1,7 +1,8 @@
 /**
  * `npm start` (scripts/incident-demo.ts) as a child process, on bundles built into a temporary
  * directory (the shared dist/ may be rebuilt meanwhile): exit 0, and in the printed timeline the
- * alert as Slack and SNS received it comes before the damage.
+ * alert as Slack and SNS received it comes before the damage — or, in d and f where the access is
+ * lost at the call itself, after it, timed from it and never said to come before.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -180,13 +181,59 @@ describe('npm start: the incident demo', () => {
     expect(out).not.toMatch(/Resolved/);
   });
 
+  it("scenario d: the node role's access entry is deleted; the loss is the call, so the demo times the alert from the call and claims nothing before it, exit 0", async () => {
+    const { code, out } = await demo('--scenario', 'd');
+    expect(code).toBe(0);
+    const lines = timeline(out);
+    const call = firstAt(lines, /^API call {2}eks:DeleteAccessEntry cluster=prod/);
+    const deleted = firstAt(lines, /^sandbox {2}prod: access entry \S+prod-node-role deleted$/);
+    const event = firstAt(lines, /^onEksEvent {2}EventBridge delivers CloudTrail DeleteAccessEntry/);
+    const slack = firstAt(lines, /^Slack received/);
+    const sns = firstAt(lines, /^SNS received/);
+    expect(call).toBe(0);
+    for (const t of [deleted, event, slack, sns]) expect(Number.isFinite(t)).toBe(true);
+    // The access is lost at the call: every alert comes after it, and the demo says so.
+    expect(slack).toBeGreaterThan(deleted);
+    expect(out).toMatch(
+      /^OK: the node role's access was gone at the call \(EKS applies a deleted access entry at once\), T\+0\.00s, so no alert can come before the loss: the critical alert reached Slack \d+\.\d\d s and SNS \d+\.\d\d s after it\.$/m,
+    );
+    expect(out).not.toMatch(/reached Slack [\d.]+ s and SNS [\d.]+ s before/);
+    expect(out).toContain('--principal-arn arn:aws:iam::111122223333:role/prod-node-role --type EC2_LINUX');
+    expect(out).toContain(
+      'Counts agree: the alert said 2 node(s) lose access; the sandbox saw 2 go NotReady.',
+    );
+    expect(out).not.toMatch(/Resolved/);
+  });
+
+  it("scenario f: an aws-auth entry written with the role's IAM path, caught by the next scheduled run (no CloudTrail for a ConfigMap edit), timed from the edit, exit 0", async () => {
+    const { code, out } = await demo('--scenario', 'f');
+    expect(code).toBe(0);
+    const lines = timeline(out);
+    expect(firstAt(lines, /^kubectl edit configmap aws-auth: the node role written as IAM shows it/)).toBe(0);
+    expect(Number.isFinite(firstAt(lines, /^scheduler {2}next scheduled run/))).toBe(true);
+    expect(lines.some(([, what]) => /^onEksEvent/.test(what))).toBe(false);
+    expect(out).toContain(
+      'HIGH · prod · aws-auth maps role prod-node-role with an IAM path: it never matches',
+    );
+    expect(out).toContain('Replace the rolearn with arn:aws:iam::111122223333:role/prod-node-role.');
+    expect(out).toMatch(
+      /^OK: the node role's aws-auth entry stopped matching when it was written \(STS presents the ARN without its path\), T\+0\.00s, so no alert can come before the loss: the critical alert reached Slack \d+\.\d\d s and SNS \d+\.\d\d s after it\.$/m,
+    );
+    expect(out).toContain(
+      'Counts agree: the alert said 5 node(s) lose access; the sandbox saw 5 go NotReady.',
+    );
+    expect(out).not.toMatch(/Resolved/);
+  });
+
   it('lists the scenarios in --help', async () => {
     const { code, out } = await demo('--help');
     expect(code).toBe(0);
     expect(out).toMatch(/^ {2}a {2}DeleteNodegroup/m);
     expect(out).toMatch(/^ {2}b {2}Terraform/m);
     expect(out).toMatch(/^ {2}c {2}/m);
+    expect(out).toMatch(/^ {2}d {2}DeleteAccessEntry/m);
     expect(out).toMatch(/^ {2}e {2}UpdateClusterConfig/m);
+    expect(out).toMatch(/^ {2}f {2}Hygiene: kubectl edit maps the node role in aws-auth with its IAM path/m);
     expect(out).toMatch(/^ {2}g {2}An IaC apply rewrites a Pod Identity role's trust/m);
     expect(out).toMatch(/^ {2}h {2}A blue\/green move/m);
   });
