@@ -168,6 +168,8 @@ export interface PodIdentityAssociation {
   roleArn: string;
   /** Cross-account role chained from `roleArn`, when set. */
   targetRoleArn?: string;
+  /** EKS's `sts:ExternalId` for the target hop (set with `targetRoleArn`); the target's trust should require it. */
+  externalId?: string;
   /** `true`: the agent does not tag the session, so the trust needs no `sts:TagSession`. */
   disableSessionTags?: boolean;
   createdAt?: string;
