@@ -328,6 +328,8 @@ export interface Remediation {
   awsAuthYaml?: string;
   /** The IAM trust-policy statements to add, as a JSON policy document. */
   trustPolicyJson?: string;
+  /** The statements replace the ones the notes name (a condition never met) instead of adding to the trust. */
+  trustPolicyReplaces?: boolean;
   notes?: string[];
 }
 
