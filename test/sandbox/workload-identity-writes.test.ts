@@ -143,6 +143,42 @@ describe('sandbox EKS Pod Identity and add-on writes', () => {
     });
   });
 
+  it('with a targetRoleArn, Create and Update answer the externalId; the records carry it to the parsed change', async () => {
+    const s = await start('wi-healthy-pod-identity');
+    const target = `arn:aws:iam::${ACCOUNT}:role/orders-data`;
+    const out = await eks(s).send(
+      new CreatePodIdentityAssociationCommand({
+        clusterName: 'prod',
+        namespace: 'orders',
+        serviceAccount: 'worker',
+        roleArn: ROLE,
+        targetRoleArn: target,
+      }),
+    );
+    const externalId = out.association?.externalId ?? '';
+    expect(externalId).toMatch(/^[0-9a-f]{32}$/);
+    expect(lastRecord(s).parsed).toMatchObject({
+      change: { kind: 'create-pod-identity-association', association: { targetRoleArn: target, externalId } },
+    });
+    const id = out.association?.associationId ?? '';
+    const other = `arn:aws:iam::${ACCOUNT}:role/orders-archive`;
+    const updated = await eks(s).send(
+      new UpdatePodIdentityAssociationCommand({
+        clusterName: 'prod',
+        associationId: id,
+        targetRoleArn: other,
+      }),
+    );
+    expect(lastRecord(s).parsed).toMatchObject({
+      change: {
+        kind: 'update-pod-identity-association',
+        associationId: id,
+        targetRoleArn: other,
+        externalId: updated.association?.externalId,
+      },
+    });
+  });
+
   it('CreatePodIdentityAssociation refuses a second association of one service account (ResourceInUseException, no record)', async () => {
     const s = await start('wi-healthy-pod-identity');
     const before = s.cloudTrail.length;

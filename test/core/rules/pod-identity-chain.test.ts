@@ -10,6 +10,7 @@ import { assessSnapshot } from '../../../shared/core/engine.ts';
 import { evaluateTrustPolicy } from '../../../shared/core/iam-policy/evaluate.ts';
 import type { Finding, PodIdentityAssociation } from '../../../shared/core/model.ts';
 import { podIdentityRequest, roleChainRequest } from '../../../shared/core/pod-identity-requests.ts';
+import { simulateChange } from '../../../shared/core/simulate.ts';
 import { ACCOUNT } from '../../support/snapshot-builder.ts';
 import {
   APP_ROLE,
@@ -282,5 +283,28 @@ describe('the request context of each hop', () => {
     expect(evaluateTrustPolicy(asTarget, roleChainRequest(s, APP_ROLE, 'sts:AssumeRole', x)).decision).toBe(
       'denied',
     );
+  });
+});
+
+describe('what-if: an association update moves the external ID with the target', () => {
+  const update = (over: { targetRoleArn?: string; externalId?: string }) =>
+    simulateChange(chained(), { kind: 'update-pod-identity-association', associationId: 'a-0001', ...over })
+      .after;
+
+  it('another target without the response’s external ID: the target hop’s sts:ExternalId is unknown', () => {
+    const other = `arn:aws:iam::${ACCOUNT}:role/app-archive`;
+    const after = update({ targetRoleArn: other });
+    after.iamRoles = { status: 'ok', data: [role(APP_ROLE, podIdentityTrust()), role(other, targetTrust())] };
+    expect(of(assessSnapshot(after)).map((f) => f.severity)).toEqual(['medium']);
+    const known = update({ targetRoleArn: other, externalId: EXTERNAL_ID });
+    known.iamRoles = after.iamRoles;
+    expect(of(assessSnapshot(known))).toEqual([]);
+  });
+
+  it('clearing the target clears its external ID', () => {
+    const after = update({ targetRoleArn: '' });
+    const data = after.podIdentityAssociations?.status === 'ok' ? after.podIdentityAssociations.data : [];
+    expect(data[0]).not.toHaveProperty('externalId');
+    expect(data[0]).not.toHaveProperty('targetRoleArn');
   });
 });
