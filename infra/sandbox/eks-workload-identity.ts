@@ -18,6 +18,16 @@ export function associationArn(c: ClusterState, associationId: string): string {
   return `arn:aws:eks:${c.region}:${c.accountId}:podidentityassociation/${c.name}/${associationId}`;
 }
 
+/**
+ * The `externalId` EKS generates for an association with a `targetRoleArn` (EKS API reference,
+ * `PodIdentityAssociation.externalId`): the seeded one, else one derived from the association, so
+ * that the response and the target hop's `sts:ExternalId` (workload-credentials.ts) agree.
+ */
+export function externalIdOf(c: ClusterState, a: PodIdentityAssociation): string | undefined {
+  if (a.targetRoleArn === undefined || a.targetRoleArn === '') return undefined;
+  return a.externalId ?? stableHex(`${c.arn}/${a.associationId}`, 32);
+}
+
 /** The `association` object of Describe/Create/Update/DeletePodIdentityAssociation. */
 export function associationJson(c: ClusterState, a: PodIdentityAssociation): Record<string, unknown> {
   return {
@@ -33,7 +43,7 @@ export function associationJson(c: ClusterState, a: PodIdentityAssociation): Rec
     disableSessionTags: a.disableSessionTags ?? false,
     ...(a.targetRoleArn === undefined
       ? {}
-      : { targetRoleArn: a.targetRoleArn, externalId: stableHex(`${c.arn}/${a.associationId}`, 32) }),
+      : { targetRoleArn: a.targetRoleArn, externalId: externalIdOf(c, a) }),
   };
 }
 

@@ -211,6 +211,11 @@ export interface SandboxCluster {
   nodeClasses: KarpenterNodeClass[] | undefined;
   /** EKS Pod Identity associations (ListPodIdentityAssociations / DescribePodIdentityAssociation). */
   podIdentityAssociations: PodIdentityAssociation[];
+  /**
+   * Each workload identity's last credential request (`pod identity ns/sa`, `IRSA ns/sa`):
+   * undefined = credentials issued, else why not.
+   */
+  readonly credentialOutcomes: ReadonlyMap<string, string | undefined>;
   /** EKS add-ons (ListAddons / DescribeAddon). */
   addons: Addon[];
   /** Kubernetes service accounts (list serviceaccounts), with the IRSA annotation. */

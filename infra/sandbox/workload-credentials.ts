@@ -7,16 +7,30 @@
  *   not failed; a running node's role may call `eks-auth:AssumeRoleForPodIdentity`
  *   (SimulatePrincipalPolicy's evaluator); the role exists; its trust lets the service principal
  *   `pods.eks.amazonaws.com` call `sts:AssumeRole` and `sts:TagSession` (not TagSession when
- *   session tags are disabled); a `targetRoleArn` exists and trusts the association's role.
+ *   session tags are disabled); a `targetRoleArn` exists and trusts the association's role. Two
+ *   hops, each with the request context STS sees:
+ *   1. EKS Auth → the association's role, as `pods.eks.amazonaws.com`: the cluster as source
+ *      (`aws:SourceAccount`, `aws:SourceArn`), the six session tags as `aws:RequestTag/…` unless
+ *      disabled (EKS User Guide, `pod-id-abac`: "the keys for tags that are added to the
+ *      AssumeRole request"), and **no** `sts:ExternalId`: the association's external ID is "for a
+ *      target IAM role" (EKS API reference, `PodIdentityAssociation.externalId`).
+ *   2. the association role's session → the target role: principal the association's role
+ *      (`aws:PrincipalArn`), `sts:ExternalId` = the association's `externalId` ("you put this
+ *      value in the trust policy of the target role … to match the sts:ExternalId", same
+ *      reference), and the session tags again, transitive (`pod-id-assign-target-role`'s trust
+ *      conditions on `aws:RequestTag/kubernetes-namespace`, `pod-id-abac` "Cross-account tags").
  * - **IRSA** (service account annotation → role): the role exists; the cluster's issuer is an IAM
  *   OIDC provider of the account; the trust lets that provider call
  *   `sts:AssumeRoleWithWebIdentity` with `sub` = `system:serviceaccount:<ns>:<name>` and `aud` =
  *   `sts.amazonaws.com` (StringEquals / StringLike).
  *
- * Trust statements: Effect, Principal (Service / Federated / AWS as string or list, or `*`),
- * Action (string, list, wildcards), Deny over Allow. A condition the sandbox does not model makes
- * the statement not match (STS would need the value; the sandbox's pods send none).
+ * Trust statements: Effect, Principal (Service / Federated / AWS as string or list, or `*`; an
+ * account ID or its `:root` ARN names every principal of that account, IAM User Guide "AWS JSON
+ * policy elements: Principal"), Action (string, list, wildcards), Condition with `StringEquals`,
+ * `StringLike`, `ArnEquals`, `ArnLike`, Deny over Allow. A condition on a key the request lacks,
+ * or with an operator the sandbox does not model, makes the statement not match.
  */
+import { externalIdOf } from './eks-workload-identity.ts';
 import { simulateAction } from './iam-policy-eval.ts';
 import { parseRoleArn } from './ids.ts';
 import type { SandboxIamRole } from './types.ts';
@@ -55,7 +69,25 @@ function principalMatches(principal: unknown, request: Request): boolean {
   if (principal === '*') return true;
   if (typeof principal !== 'object' || principal === null) return false;
   const values = asList((principal as Record<string, unknown>)[request.principal.type]);
-  return values.some((v) => v === '*' || v === request.principal.value);
+  const caller = request.principal.type === 'AWS' ? parseRoleArn(request.principal.value) : undefined;
+  const root = caller && `arn:${caller.partition}:iam::${caller.accountId}:root`;
+  return values.some(
+    (v) =>
+      v === '*' ||
+      v === request.principal.value ||
+      (caller !== undefined && (v === caller.accountId || v === root)),
+  );
+}
+
+/** `ArnEquals`/`ArnLike`: the six colon-separated parts matched one by one (a `*` spans no colon). */
+function arnLike(pattern: string, arn: string): boolean {
+  const split = (x: string) => {
+    const parts = x.split(':');
+    return parts.length < 6 ? undefined : [...parts.slice(0, 5), parts.slice(5).join(':')];
+  };
+  const p = split(pattern);
+  const a = split(arn);
+  return p !== undefined && a !== undefined && p.every((part, i) => glob(part, a[i] ?? ''));
 }
 
 function conditionsHold(condition: unknown, request: Request): boolean {
@@ -72,7 +104,9 @@ function conditionsHold(condition: unknown, request: Request): boolean {
           ? patterns.includes(actual)
           : operator === 'StringLike'
             ? patterns.some((p) => glob(p, actual))
-            : false;
+            : operator === 'ArnEquals' || operator === 'ArnLike'
+              ? patterns.some((p) => arnLike(p, actual))
+              : false;
       if (!hit) return false;
     }
   }
@@ -137,12 +171,19 @@ function podIdentityFailure(
   const role = roleOf(world, a.roleArn);
   if (role === undefined) return `role ${a.roleArn} does not exist`;
   const actions = a.disableSessionTags === true ? ['sts:AssumeRole'] : ['sts:AssumeRole', 'sts:TagSession'];
+  const tags = sessionTags(cluster, a);
+  const firstHop: Record<string, string> = {
+    'aws:sourceaccount': cluster.accountId,
+    'aws:sourcearn': cluster.arn,
+    'aws:principalservicename': PODS_SERVICE,
+    ...prefixed('aws:requesttag/', tags),
+  };
   const denied = actions.filter(
     (action) =>
       !trustAllows(role.trustPolicy, {
         principal: { type: 'Service', value: PODS_SERVICE },
         action,
-        context: {},
+        context: firstHop,
       }),
   );
   if (denied.length > 0)
@@ -150,18 +191,51 @@ function podIdentityFailure(
   if (a.targetRoleArn !== undefined && a.targetRoleArn !== '') {
     const target = roleOf(world, a.targetRoleArn);
     if (target === undefined) return `target role ${a.targetRoleArn} does not exist`;
+    const externalId = externalIdOf(cluster, a);
+    const targetHop: Record<string, string> = {
+      'aws:principalarn': role.arn,
+      'aws:principalaccount': parseRoleArn(role.arn)?.accountId ?? '',
+      ...(externalId === undefined ? {} : { 'sts:externalid': externalId }),
+      ...prefixed('aws:requesttag/', tags),
+      ...prefixed('aws:principaltag/', tags),
+    };
     const chained = actions.filter(
       (action) =>
         !trustAllows(target.trustPolicy, {
           principal: { type: 'AWS', value: role.arn },
           action,
-          context: {},
+          context: targetHop,
         }),
     );
     if (chained.length > 0) return `target role ${target.roleName} does not trust ${role.arn}`;
   }
   return undefined;
 }
+
+/**
+ * The session tags EKS adds (none when disabled). The sandbox runs no pods: the pod's name and
+ * UID are those of a stand-in pod of the service account.
+ */
+function sessionTags(
+  cluster: ClusterState,
+  a: ClusterState['podIdentityAssociations'][number],
+): Record<string, string> {
+  if (a.disableSessionTags === true) return {};
+  return {
+    'eks-cluster-arn': cluster.arn,
+    'eks-cluster-name': cluster.name,
+    'kubernetes-namespace': a.namespace,
+    'kubernetes-service-account': a.serviceAccount,
+    'kubernetes-pod-name': `${a.serviceAccount}-0`,
+    'kubernetes-pod-uid': `00000000-0000-4000-8000-${a.associationId
+      .replace(/[^0-9a-f]/g, '0')
+      .padEnd(12, '0')
+      .slice(0, 12)}`,
+  };
+}
+
+const prefixed = (prefix: string, tags: Record<string, string>) =>
+  Object.fromEntries(Object.entries(tags).map(([k, v]) => [`${prefix}${k}`, v]));
 
 function irsaFailure(
   world: World,

@@ -440,6 +440,7 @@ export function toPodIdentityAssociation(
     serviceAccount: a.serviceAccount ?? '',
     roleArn: a.roleArn ?? '',
     targetRoleArn: a.targetRoleArn === '' ? undefined : a.targetRoleArn,
+    externalId: a.externalId === '' ? undefined : a.externalId,
     disableSessionTags: a.disableSessionTags,
     createdAt: isoTime(a.createdAt),
     modifiedAt: isoTime(a.modifiedAt),

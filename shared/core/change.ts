@@ -75,6 +75,8 @@ export type Change =
       /** Only what the call set; absent fields keep their value. */
       roleArn?: string;
       targetRoleArn?: string;
+      /** The target hop's external ID as the response reports it, when known. */
+      externalId?: string;
       disableSessionTags?: boolean;
     }
   | {

@@ -57,6 +57,7 @@ const associationBody = z.looseObject({
   serviceAccount: z.optional(text()),
   roleArn: z.optional(text()),
   targetRoleArn: z.nullish(z.string()),
+  externalId: z.nullish(z.string()),
   disableSessionTags: z.nullish(z.boolean()),
   createdAt: z.optional(z.unknown()),
   modifiedAt: z.optional(z.unknown()),
@@ -197,6 +198,10 @@ export const workloadIdentityEksHandlers: Record<WorkloadIdentityEksEventName, (
           serviceAccount: k8sName(serviceAccount, path('serviceAccount'), 'service account name'),
           roleArn: checkArn(roleArn, ROLE_ARN, 'an IAM role ARN', path('roleArn')),
           ...(target === undefined || target === '' ? {} : { targetRoleArn: target }),
+          // EKS generates it with the target; only the response knows it.
+          ...(target === undefined || target === '' || !created?.externalId
+            ? {}
+            : { externalId: created.externalId }),
           ...(disableSessionTags === undefined ? {} : { disableSessionTags }),
           ...(createdAt === undefined ? {} : { createdAt }),
           ...(modifiedAt === undefined ? {} : { modifiedAt }),
@@ -207,7 +212,7 @@ export const workloadIdentityEksHandlers: Record<WorkloadIdentityEksEventName, (
 
     UpdatePodIdentityAssociation: handler(
       schemas.UpdatePodIdentityAssociation,
-      ({ requestParameters: req }) => {
+      ({ requestParameters: req, responseElements: res }) => {
         const roleArn = optionalRole(req.roleArn, [REQ, 'roleArn']);
         const targetRoleArn = optionalRole(req.targetRoleArn, [REQ, 'targetRoleArn']);
         if (roleArn === '') throw new RecordProblem([REQ, 'roleArn'], 'must not be empty');
@@ -217,6 +222,9 @@ export const workloadIdentityEksHandlers: Record<WorkloadIdentityEksEventName, (
           associationId: decodePathParameter(req.associationId, [REQ, 'associationId']),
           ...(roleArn === undefined ? {} : { roleArn }),
           ...(targetRoleArn === undefined ? {} : { targetRoleArn }),
+          ...(res?.association?.targetRoleArn && res.association.externalId
+            ? { externalId: res.association.externalId }
+            : {}),
           ...(disableSessionTags === undefined ? {} : { disableSessionTags }),
         };
       },

@@ -168,6 +168,8 @@ export interface PodIdentityAssociation {
   roleArn: string;
   /** Cross-account role chained from `roleArn`, when set. */
   targetRoleArn?: string;
+  /** EKS's `sts:ExternalId` for the target hop (set with `targetRoleArn`); the target's trust should require it. */
+  externalId?: string;
   /** `true`: the agent does not tag the session, so the trust needs no `sts:TagSession`. */
   disableSessionTags?: boolean;
   createdAt?: string;
@@ -326,6 +328,8 @@ export interface Remediation {
   awsAuthYaml?: string;
   /** The IAM trust-policy statements to add, as a JSON policy document. */
   trustPolicyJson?: string;
+  /** The statements replace the ones the notes name (a condition never met) instead of adding to the trust. */
+  trustPolicyReplaces?: boolean;
   notes?: string[];
 }
 

@@ -260,7 +260,7 @@ export function workloadWorksOn(to: Analysis, from: Analysis | undefined, use: W
       trustVerdict(
         checkTrust(
           trust,
-          podIdentityActions(assoc).map((act) => podIdentityRequest(s, act)),
+          podIdentityActions(assoc).map((act) => podIdentityRequest(s, act, assoc)),
         ),
       ),
     );
@@ -329,7 +329,9 @@ export function podIdentityPlan(
       trustVerdict(
         checkTrust(
           trust,
-          podIdentityActions({}).map((act) => podIdentityRequest(target.snapshot, act)),
+          podIdentityActions({}).map((act) =>
+            podIdentityRequest(target.snapshot, act, { namespace: u.namespace, serviceAccount: u.name }),
+          ),
         ),
       ).verdict === 'ok';
     return { namespace: u.namespace, serviceAccount: u.name, roleArn: u.roleArn, trustToAdd: !ok };

@@ -108,6 +108,8 @@ export interface FixPlan {
   awsAuth?: AwsAuthEntry;
   /** A trust-policy document (the statements to add), written as JSON through `jsonText`. */
   trustPolicy?: unknown;
+  /** Its statements are to be used instead of existing ones (named in the notes), not added. */
+  trustPolicyReplaces?: boolean;
   notes?: string[];
 }
 
@@ -134,6 +136,7 @@ export function renderFix(plan: FixPlan): Remediation {
   put('terraform', tf && ('hcl' in tf ? renderHcl(tf.hcl) : renderShellScript(tf.shell)));
   put('awsAuthYaml', plan.awsAuth && renderAwsAuthEntry(plan.awsAuth));
   if (plan.trustPolicy !== undefined) out.trustPolicyJson = jsonText(plan.trustPolicy, 2);
+  if (plan.trustPolicy !== undefined && plan.trustPolicyReplaces) out.trustPolicyReplaces = true;
   const notes = [...(plan.notes ?? []), ...refused];
   if (notes.length > 0) out.notes = notes;
   return out;

@@ -126,7 +126,14 @@ export function simulateWorkloadIdentityChange(
             ? {}
             : { disableSessionTags: change.disableSessionTags }),
         };
-        if (change.targetRoleArn === '') delete updated.targetRoleArn;
+        // The external ID goes with the target: the response's, else unknown once the target changes.
+        if (change.externalId !== undefined) updated.externalId = change.externalId;
+        else if (change.targetRoleArn !== undefined && change.targetRoleArn !== found.targetRoleArn)
+          delete updated.externalId;
+        if (change.targetRoleArn === '') {
+          delete updated.targetRoleArn;
+          delete updated.externalId;
+        }
         effect(
           `${found.namespace}/${found.serviceAccount} gets credentials for ${updated.targetRoleArn ?? updated.roleArn} at its pods' next credential refresh`,
         );

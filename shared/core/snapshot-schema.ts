@@ -224,6 +224,7 @@ function buildSchema() {
       serviceAccount: z.string(),
       roleArn: z.string(),
       targetRoleArn: z.exactOptional(z.string()),
+      externalId: z.exactOptional(z.string()),
       disableSessionTags: z.exactOptional(z.boolean()),
       createdAt: z.exactOptional(timestampSchema),
       modifiedAt: z.exactOptional(timestampSchema),

@@ -207,11 +207,19 @@ const S29: Shape = {
     serviceAccount: { string: [] },
     roleArn: { string: [] },
     targetRoleArn: { string: [] },
+    externalId: { string: [] },
     disableSessionTags: 'boolean',
     createdAt: { string: [R0] },
     modifiedAt: { string: [R0] },
   },
-  optional: ['associationArn', 'targetRoleArn', 'disableSessionTags', 'createdAt', 'modifiedAt'],
+  optional: [
+    'associationArn',
+    'targetRoleArn',
+    'externalId',
+    'disableSessionTags',
+    'createdAt',
+    'modifiedAt',
+  ],
 };
 /** $.podIdentityAssociations|0 */
 const S30: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S29 } } };

@@ -18,12 +18,13 @@ import type {
   PodIdentityAssociation,
   ServiceAccount,
 } from './model.ts';
+import { EXTERNAL_ID_KEY, POD_IDENTITY_SERVICE } from './pod-identity-requests.ts';
 import { parseArn, principalKey, roleNameOf } from './principal.ts';
 import type { HclItem } from './quote/hcl.ts';
 import type { ShellCommand } from './quote/shell.ts';
 import { type FixPlan, str, terraformName } from './remediation.ts';
 
-export const POD_IDENTITY_SERVICE = 'pods.eks.amazonaws.com';
+export { POD_IDENTITY_SERVICE, podIdentityRequest, roleChainRequest } from './pod-identity-requests.ts';
 export const POD_IDENTITY_AGENT = 'eks-pod-identity-agent';
 export const IRSA_ANNOTATION = 'eks.amazonaws.com/role-arn';
 export const ASSUME_FOR_POD_IDENTITY = 'eks-auth:AssumeRoleForPodIdentity';
@@ -89,32 +90,6 @@ export function podIdentityActions(
   association: Pick<PodIdentityAssociation, 'disableSessionTags'>,
 ): string[] {
   return association.disableSessionTags === true ? ['sts:AssumeRole'] : ['sts:AssumeRole', 'sts:TagSession'];
-}
-
-/** EKS Auth assumes the role as `pods.eks.amazonaws.com`, with the cluster as source. */
-export function podIdentityRequest(s: ClusterSnapshot, action: string): TrustRequest {
-  return {
-    principal: { type: 'Service', id: POD_IDENTITY_SERVICE },
-    action,
-    context: {
-      'aws:SourceAccount': { present: [s.accountId] },
-      'aws:SourceArn': { present: [s.clusterArn] },
-    },
-  };
-}
-
-/**
- * The association's role chains into `targetRoleArn`: the target must trust the role. EKS makes
- * the call with the role's session, so `aws:PrincipalArn` is the role's ARN (the condition the
- * EKS user guide's target-role trust uses); the session tags (`aws:RequestTag/…`) are per
- * association and stay unknown.
- */
-export function roleChainRequest(sourceRoleArn: string, action: string): TrustRequest {
-  return {
-    principal: { type: 'AWS', id: sourceRoleArn },
-    action,
-    context: { 'aws:PrincipalArn': { present: [sourceRoleArn] } },
-  };
 }
 
 /** `oidc.eks.<region>.amazonaws.com/id/<ID>`: the issuer as IAM names it (no scheme, no trailing slash). */
@@ -234,11 +209,26 @@ export function irsaStatement(
   };
 }
 
-export function roleChainStatement(sourceRoleArn: string, actions: readonly string[]): TrustStatementSpec {
-  return { principalType: 'AWS', principal: sourceRoleArn, actions, conditions: [] };
+/**
+ * The target role's statement for the association's role; with the associations' external IDs
+ * known, under `StringEquals sts:ExternalId` (the EKS API reference's set-up: "you put this value
+ * in the trust policy of the target role").
+ */
+export function roleChainStatement(
+  sourceRoleArn: string,
+  actions: readonly string[],
+  externalIds: readonly string[] = [],
+): TrustStatementSpec {
+  const ids = [...new Set(externalIds)].sort();
+  return {
+    principalType: 'AWS',
+    principal: sourceRoleArn,
+    actions,
+    conditions: ids.length === 0 ? [] : [{ test: 'StringEquals', variable: EXTERNAL_ID_KEY, values: ids }],
+  };
 }
 
-function statementJson(spec: TrustStatementSpec): Record<string, unknown> {
+export function statementJson(spec: TrustStatementSpec): Record<string, unknown> {
   const condition: Record<string, Record<string, string | string[]>> = {};
   for (const c of spec.conditions) {
     const block = condition[c.test] ?? {};

@@ -204,6 +204,25 @@ describe('captureSnapshot: workload identity', () => {
     });
   });
 
+  it('keeps the externalId EKS answers for a targetRoleArn (the target hop’s sts:ExternalId)', async () => {
+    const cluster = sandbox.cluster('prod', REGION);
+    const before = cluster.podIdentityAssociations.map((x) => ({ ...x }));
+    cluster.podIdentityAssociations = before.map((x) => ({
+      ...x,
+      targetRoleArn: ROLE('payments-data'),
+      externalId: 'e7c1a0b94f2d4c8a9b3e5f6a7d8c9b0a',
+    }));
+    try {
+      const s = await capture('prod');
+      expect(s.podIdentityAssociations).toMatchObject({
+        status: 'ok',
+        data: [{ targetRoleArn: ROLE('payments-data'), externalId: 'e7c1a0b94f2d4c8a9b3e5f6a7d8c9b0a' }],
+      });
+    } finally {
+      cluster.podIdentityAssociations = before;
+    }
+  });
+
   it('does not read a cross-account targetRoleArn, and says its trust was not evaluated', async () => {
     const target = 'arn:aws:iam::444455556666:role/payments-s3-writer';
     const cluster = sandbox.cluster('prod', REGION);

@@ -57,6 +57,52 @@ describe('hostile workload-identity fixes', () => {
     check(f?.remediation, [roleNameOf(EVIL_ROLE) ?? '']);
   });
 
+  it('role-trust-missing, the rewritten statement: a hostile Sid, key and values reach aws, HCL and JSON exactly', () => {
+    const statement = {
+      Sid: `sid${HCL_INJECTION}`,
+      Effect: 'Allow',
+      Principal: { Service: 'pods.eks.amazonaws.com' },
+      Action: 'sts:AssumeRole',
+      Condition: {
+        StringEquals: { 'sts:ExternalId': SHELL_INJECTION, [`aws:PrincipalTag/${HCL_INJECTION}`]: 'x' },
+        // (a value with `${` would read as a policy variable: not evaluated, so not rewritten)
+        StringNotEquals: { 'aws:SourceAccount': `${SHELL_INJECTION}"'\\` },
+      },
+    };
+    const s = podIdentitySnapshot({
+      associations: [association({ roleArn: EVIL_ROLE })],
+      roles: [role(EVIL_ROLE, JSON.stringify({ Version: '2012-10-17', Statement: [statement] }))],
+    });
+    // With a condition on a role tag (unknown) beside it, the rewritten statement would not be
+    // certain: the documented statement is added instead. Without it, the statement is rewritten.
+    const first = assessSnapshot(s).find((x) => x.ruleId === 'pod-identity/role-trust-missing');
+    expect(first?.severity).toBe('high');
+    expect(first?.remediation?.trustPolicyReplaces).toBeUndefined();
+    const { [`aws:PrincipalTag/${HCL_INJECTION}`]: _, ...equals } = statement.Condition.StringEquals;
+    const certain = { ...statement, Condition: { ...statement.Condition, StringEquals: equals } };
+    const s2 = {
+      ...s,
+      iamRoles: { status: 'ok' as const, data: [role(EVIL_ROLE, JSON.stringify({ Statement: certain }))] },
+    };
+    const f = assessSnapshot(s2).find((x) => x.ruleId === 'pod-identity/role-trust-missing');
+    expect(f?.severity).toBe('high');
+    expect(f?.remediation?.trustPolicyReplaces).toBe(true);
+    const kept = `${SHELL_INJECTION}"'\\`;
+    check(
+      f?.remediation,
+      [roleNameOf(EVIL_ROLE) ?? '', JSON.stringify(kept).slice(1, -1)],
+      [`sid${HCL_INJECTION}`, kept],
+    );
+    const [rewritten] = JSON.parse(f?.remediation?.trustPolicyJson ?? '{}').Statement;
+    expect(rewritten).toEqual({
+      Sid: `sid${HCL_INJECTION}`,
+      Effect: 'Allow',
+      Principal: { Service: 'pods.eks.amazonaws.com' },
+      Action: ['sts:AssumeRole', 'sts:TagSession'],
+      Condition: { StringNotEquals: { 'aws:SourceAccount': kept } },
+    });
+  });
+
   it('irsa/trust-missing-cluster-issuer: the sub with hostile names stays one JSON value', () => {
     const s = irsaSnapshot({
       roles: [role(EVIL_ROLE, irsaTrust('oidc.eks.eu-west-1.amazonaws.com/id/BLUE'))],

@@ -9,6 +9,7 @@ import {
   DeleteAddonCommand,
   DeletePodIdentityAssociationCommand,
   DescribeAddonCommand,
+  DescribePodIdentityAssociationCommand,
   EKSClient,
   UpdateAddonCommand,
   UpdatePodIdentityAssociationCommand,
@@ -138,6 +139,42 @@ describe('sandbox EKS Pod Identity and add-on writes', () => {
           roleArn: ROLE,
           disableSessionTags: true,
         },
+      },
+    });
+  });
+
+  it('with a targetRoleArn, Create and Update answer the externalId; the records carry it to the parsed change', async () => {
+    const s = await start('wi-healthy-pod-identity');
+    const target = `arn:aws:iam::${ACCOUNT}:role/orders-data`;
+    const out = await eks(s).send(
+      new CreatePodIdentityAssociationCommand({
+        clusterName: 'prod',
+        namespace: 'orders',
+        serviceAccount: 'worker',
+        roleArn: ROLE,
+        targetRoleArn: target,
+      }),
+    );
+    const externalId = out.association?.externalId ?? '';
+    expect(externalId).toMatch(/^[0-9a-f]{32}$/);
+    expect(lastRecord(s).parsed).toMatchObject({
+      change: { kind: 'create-pod-identity-association', association: { targetRoleArn: target, externalId } },
+    });
+    const id = out.association?.associationId ?? '';
+    const other = `arn:aws:iam::${ACCOUNT}:role/orders-archive`;
+    const updated = await eks(s).send(
+      new UpdatePodIdentityAssociationCommand({
+        clusterName: 'prod',
+        associationId: id,
+        targetRoleArn: other,
+      }),
+    );
+    expect(lastRecord(s).parsed).toMatchObject({
+      change: {
+        kind: 'update-pod-identity-association',
+        associationId: id,
+        targetRoleArn: other,
+        externalId: updated.association?.externalId,
       },
     });
   });
@@ -502,5 +539,102 @@ describe('sandbox trust evaluation (trustAllows)', () => {
       ),
     ).toBe(false);
     expect(trustAllows(st({ IpAddress: { 'aws:SourceIp': '10.0.0.0/8' } }), request)).toBe(false);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Pod Identity chains: the sandbox judges them as STS does, on its own (it is the referee the
+// monitor's verdicts are checked against): two hops, `sts:ExternalId` only on the second and equal
+// to the association's `externalId` (the one DescribePodIdentityAssociation answers), the session
+// tags on both, an account root or `ArnEquals aws:PrincipalArn` naming the association's role.
+
+const APP = ROLE;
+const EXTERNAL_ID = 'e7c1a0b94f2d4c8a9b3e5f6a7d8c9b0a';
+const KEY = 'pod identity payments/api';
+const BOTH = ['sts:AssumeRole', 'sts:TagSession'];
+
+const trust = (...Statement: unknown[]) => JSON.stringify({ Version: '2012-10-17', Statement });
+const pods = (condition?: Record<string, unknown>) => ({
+  Effect: 'Allow',
+  Principal: { Service: 'pods.eks.amazonaws.com' },
+  Action: BOTH,
+  ...(condition ? { Condition: condition } : {}),
+});
+const fromApp = (condition?: Record<string, unknown>, principal: string = APP) => ({
+  Effect: 'Allow',
+  Principal: { AWS: principal },
+  Action: BOTH,
+  ...(condition ? { Condition: condition } : {}),
+});
+
+/** Sets a trust policy with the real SDK; the outcome of the pods' next credential request. */
+async function setTrust(s: Sandbox, roleName: string, policy: string): Promise<string | undefined> {
+  await iam(s).send(new UpdateAssumeRolePolicyCommand({ RoleName: roleName, PolicyDocument: policy }));
+  // credentialRefreshDelayMs 0: the refresh has run when the call answers.
+  return s.cluster('prod').credentialOutcomes.get(KEY);
+}
+
+describe('sandbox: a Pod Identity chain with targetRoleArn and externalId', () => {
+  it('answers the seeded externalId and issues credentials when the target trusts it', async () => {
+    const s = await start('wi-healthy-pod-identity-target-role');
+    const out = await eks(s).send(
+      new DescribePodIdentityAssociationCommand({
+        clusterName: 'prod',
+        associationId: 'a-payments0api00001',
+      }),
+    );
+    expect(out.association).toMatchObject({
+      targetRoleArn: `arn:aws:iam::${ACCOUNT}:role/payments-data`,
+      externalId: EXTERNAL_ID,
+    });
+    expect(s.cluster('prod').credentialOutcomes.has(KEY)).toBe(true);
+    expect(s.cluster('prod').credentialOutcomes.get(KEY)).toBeUndefined();
+  });
+
+  it('the target hop carries the association’s externalId: another value fails, the guide’s forms pass', async () => {
+    const s = await start('wi-healthy-pod-identity-target-role');
+    const ext = (id: string) => ({ StringEquals: { 'sts:ExternalId': id } });
+    expect(await setTrust(s, 'payments-data', trust(fromApp(ext('another-id'))))).toBe(
+      `target role payments-data does not trust ${APP}`,
+    );
+    expect(await setTrust(s, 'payments-data', trust(fromApp(ext(EXTERNAL_ID))))).toBeUndefined();
+    // The account root with ArnEquals aws:PrincipalARN and the session tags (pod-id-assign-target-role).
+    const guide = fromApp(
+      {
+        StringEquals: {
+          'aws:RequestTag/kubernetes-namespace': 'payments',
+          'aws:RequestTag/kubernetes-service-account': 'api',
+          'aws:RequestTag/eks-cluster-arn': `arn:aws:eks:eu-west-1:${ACCOUNT}:cluster/prod`,
+        },
+        ArnEquals: { 'aws:PrincipalARN': APP },
+      },
+      `arn:aws:iam::${ACCOUNT}:root`,
+    );
+    expect(await setTrust(s, 'payments-data', trust(guide))).toBeUndefined();
+    const otherNamespace = fromApp({ StringEquals: { 'aws:RequestTag/kubernetes-namespace': 'jobs' } });
+    expect(await setTrust(s, 'payments-data', trust(otherNamespace))).toBe(
+      `target role payments-data does not trust ${APP}`,
+    );
+  });
+
+  it('the first hop carries no sts:ExternalId: requiring one fails whatever its value; the cluster is the source', async () => {
+    const s = await start('wi-healthy-pod-identity-target-role');
+    const needsId = trust(pods({ StringEquals: { 'sts:ExternalId': EXTERNAL_ID } }));
+    expect(await setTrust(s, 'payments-api', needsId)).toBe(
+      'role payments-api does not trust pods.eks.amazonaws.com for sts:AssumeRole and sts:TagSession',
+    );
+    const source = pods({
+      StringEquals: { 'aws:SourceAccount': ACCOUNT },
+      ArnEquals: { 'aws:SourceArn': `arn:aws:eks:eu-west-1:${ACCOUNT}:cluster/prod` },
+    });
+    expect(await setTrust(s, 'payments-api', trust(source))).toBeUndefined();
+  });
+
+  it('the seeded first-hop case fails until its trust drops the condition', async () => {
+    const s = await start('wi-pod-identity-role-trust-missing-external-id');
+    expect(s.cluster('prod').credentialOutcomes.get(KEY)).toBe(
+      'role payments-api does not trust pods.eks.amazonaws.com for sts:AssumeRole and sts:TagSession',
+    );
+    expect(await setTrust(s, 'payments-api', trust(pods()))).toBeUndefined();
   });
 });

@@ -14,15 +14,23 @@ import { principalKey } from '../principal.ts';
 import { arnMatch, globMatch } from './glob.ts';
 import { type PolicyCondition, type PolicyStatement, type PrincipalSpec, parsePolicy } from './policy.ts';
 
-/** What the snapshot knows of one request-context key: its values, or that the request lacks it. */
-export type ContextValue = { present: readonly string[] } | 'absent';
+/**
+ * What the snapshot knows of one request-context key: its values, that the request lacks it, or
+ * (`unknown`) that the request carries a value the snapshot cannot tell (e.g. the pod's name).
+ */
+export type ContextValue = { present: readonly string[] } | 'absent' | 'unknown';
 
 export interface TrustRequest {
   /** `Service` (e.g. `pods.eks.amazonaws.com`), `Federated` (an OIDC provider ARN) or `AWS` (a role ARN). */
   principal: { type: 'Service' | 'Federated' | 'AWS'; id: string };
   action: string;
-  /** The keys the snapshot can tell, any case. Every key not listed is unknown. */
+  /** The keys the snapshot can tell, any case. Every key not listed is unknown … */
   context: Readonly<Record<string, ContextValue>>;
+  /**
+   * … except keys starting with one of these prefixes (any case), which the request is known to
+   * lack: e.g. `aws:RequestTag/` when the caller sends no session tags at all.
+   */
+  absentPrefixes?: readonly string[];
 }
 
 export interface Unevaluated {
@@ -39,9 +47,9 @@ export type TrustDecision =
   | { decision: 'unknown'; unevaluated: Unevaluated[] }
   | { decision: 'invalid'; reason: string };
 
-type Tri = true | false | 'unknown';
+export type Tri = true | false | 'unknown';
 
-interface Outcome {
+export interface Outcome {
   value: Tri;
   unevaluated: Unevaluated[];
 }
@@ -104,7 +112,8 @@ const not = (o: Outcome): Outcome => (o.value === 'unknown' ? o : certain(!o.val
 // ---------------------------------------------------------------------------------------------
 // Conditions
 
-const NEGATED: Record<string, string> = {
+/** The negated operators and the positive operator each negates (bases, lower-case). */
+export const NEGATED: Readonly<Record<string, string>> = {
   stringnotequals: 'stringequals',
   stringnotequalsignorecase: 'stringequalsignorecase',
   stringnotlike: 'stringlike',
@@ -112,7 +121,8 @@ const NEGATED: Record<string, string> = {
   arnnotlike: 'arnlike',
 };
 
-const MATCHERS: Record<string, (policyValue: string, value: string) => boolean> = {
+/** How a positive operator compares one policy value with one request value. */
+export const MATCHERS: Readonly<Record<string, (policyValue: string, value: string) => boolean>> = {
   stringequals: (p, v) => p === v,
   stringequalsignorecase: (p, v) => p.toLowerCase() === v.toLowerCase(),
   stringlike: (p, v) => globMatch(p, v),
@@ -121,18 +131,24 @@ const MATCHERS: Record<string, (policyValue: string, value: string) => boolean> 
   bool: (p, v) => p.toLowerCase() === v.toLowerCase(),
 };
 
-function lookup(context: TrustRequest['context'], key: string): ContextValue | undefined {
+/** The key's value in the request; undefined when the snapshot cannot tell it. */
+export function lookupContext(
+  request: Pick<TrustRequest, 'context' | 'absentPrefixes'>,
+  key: string,
+): Exclude<ContextValue, 'unknown'> | undefined {
   const lower = key.toLowerCase();
-  for (const [k, v] of Object.entries(context)) if (k.toLowerCase() === lower) return v;
-  return undefined;
+  for (const [k, v] of Object.entries(request.context))
+    if (k.toLowerCase() === lower) return v === 'unknown' ? undefined : v;
+  return request.absentPrefixes?.some((p) => lower.startsWith(p.toLowerCase())) ? 'absent' : undefined;
 }
 
-function conditionHolds(c: PolicyCondition, context: TrustRequest['context'], label: string): Outcome {
+/** Whether one condition holds for the request: true, false, or unknown with the reason. */
+export function conditionHolds(c: PolicyCondition, request: TrustRequest, label: string): Outcome {
   const open = (why: string): Outcome => ({
     value: 'unknown',
     unevaluated: [{ statement: label, operator: c.operator, key: c.key, why }],
   });
-  const value = lookup(context, c.key);
+  const value = lookupContext(request, c.key);
   if (value === undefined) return open('the snapshot does not tell this key’s value in the request');
   if (c.base === 'null') {
     if (c.set !== undefined || c.ifExists) return open('a qualified Null condition is not evaluated');
@@ -159,17 +175,22 @@ function conditionHolds(c: PolicyCondition, context: TrustRequest['context'], la
 // ---------------------------------------------------------------------------------------------
 // Statements
 
-function actionMatches(s: PolicyStatement, action: string): boolean {
+export function actionMatches(s: PolicyStatement, action: string): boolean {
   if (s.action) return s.action.some((p) => globMatch(p, action, true));
   return !(s.notAction ?? []).some((p) => globMatch(p, action, true));
 }
 
-function statementApplies(s: PolicyStatement, request: TrustRequest): Outcome {
-  if (!actionMatches(s, request.action)) return certain(false);
-  const principal = s.principal
+/** Whether the statement names the request's principal (its Principal, or not its NotPrincipal). */
+export function statementPrincipal(s: PolicyStatement, request: TrustRequest): Outcome {
+  return s.principal
     ? principalMatches(s.principal, request.principal, s.label)
     : not(principalMatches(s.notPrincipal ?? '*', request.principal, s.label));
-  return and([principal, ...s.conditions.map((c) => conditionHolds(c, request.context, s.label))]);
+}
+
+function statementApplies(s: PolicyStatement, request: TrustRequest): Outcome {
+  if (!actionMatches(s, request.action)) return certain(false);
+  const principal = statementPrincipal(s, request);
+  return and([principal, ...s.conditions.map((c) => conditionHolds(c, request, s.label))]);
 }
 
 /** Evaluates statements already parsed (see `evaluateTrustPolicy` for text). */

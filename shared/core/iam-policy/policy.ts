@@ -22,6 +22,8 @@ export interface PolicyCondition {
 export interface PolicyStatement {
   /** `Sid` when it has one, else `Statement N` (1-based). Attacker-written text. */
   label: string;
+  /** Its position (0-based) in the document's Statement list. */
+  index: number;
   effect: 'Allow' | 'Deny';
   principal?: PrincipalSpec;
   notPrincipal?: PrincipalSpec;
@@ -109,6 +111,7 @@ function statement(v: unknown, index: number): PolicyStatement {
     throw new Invalid(`${label}: needs exactly one of Action and NotAction`);
   return {
     label,
+    index,
     effect: v.Effect,
     ...(v.Principal === undefined ? {} : { principal: principalSpec(v.Principal, `${label}: Principal`) }),
     ...(v.NotPrincipal === undefined

@@ -64,6 +64,7 @@ function remediationJson(r: Remediation): Json {
   if (r.terraform !== undefined) out.terraform = r.terraform;
   if (r.awsAuthYaml !== undefined) out.awsAuthYaml = r.awsAuthYaml;
   if (r.trustPolicyJson !== undefined) out.trustPolicyJson = r.trustPolicyJson;
+  if (r.trustPolicyReplaces === true) out.trustPolicyReplaces = true;
   if (r.notes !== undefined) out.notes = [...r.notes];
   return out;
 }

@@ -330,7 +330,13 @@ export function fixCode(r: Remediation): Array<{ label: string; code: string; la
     { label: 'AWS CLI', code: r.awsCli, language: 'sh' },
     { label: 'Terraform', code: r.terraform, language: 'hcl' },
     { label: 'aws-auth YAML', code: r.awsAuthYaml, language: 'yaml' },
-    { label: 'Trust policy statements to add', code: r.trustPolicyJson, language: 'json' },
+    {
+      label: r.trustPolicyReplaces
+        ? 'Trust policy statements to use instead'
+        : 'Trust policy statements to add',
+      code: r.trustPolicyJson,
+      language: 'json',
+    },
   ];
   return all.flatMap(({ label, code, language }) =>
     code === undefined || code.trim().length === 0 ? [] : [{ label, code, language }],

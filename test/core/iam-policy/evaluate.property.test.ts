@@ -154,6 +154,26 @@ describe('evaluateTrustPolicy properties', () => {
     );
   });
 
+  it('a key marked unknown reads as one not listed, and an absent prefix as absent for every key under it', () => {
+    fc.assert(
+      fc.property(statements, request, fc.constantFrom(...KEYS), (s, r, key) => {
+        const { [key]: _, ...rest } = r.context;
+        expect(decide(s, { ...r, context: { ...rest, [key]: 'unknown' } })).toBe(
+          decide(s, { ...r, context: rest }),
+        );
+        const prefix = key.slice(0, key.indexOf(':') + 1);
+        const under = Object.fromEntries(Object.entries(rest).filter(([k]) => !k.startsWith(prefix)));
+        const absent = Object.fromEntries(
+          KEYS.filter((k) => k.startsWith(prefix)).map((k) => [k, 'absent' as const]),
+        );
+        expect(decide(s, { ...r, context: under, absentPrefixes: [prefix.toUpperCase()] })).toBe(
+          decide(s, { ...r, context: { ...under, ...absent } }),
+        );
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('an unknown key never yields a certain answer that a possible value of it would contradict', () => {
     fc.assert(
       fc.property(statements, request, fc.constantFrom(...KEYS), (s, r, key) => {
