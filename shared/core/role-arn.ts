@@ -91,7 +91,6 @@ export function roleLookupCommand(roleName: string, region: string): ShellComman
   };
 }
 
-
 export function roleArnIndex(s: ClusterSnapshot): RoleArnIndex {
   const fromIam = new Map<string, string>();
   const trusted = new Map<string, Candidate>();
