@@ -22,7 +22,7 @@
  * entry without `path` (the ARN it was asked with). Pure.
  */
 import type { Analysis } from './analysis.ts';
-import type { ClusterSnapshot } from './model.ts';
+import type { ClusterSnapshot, IamRole } from './model.ts';
 import { parseArn, principalKey, roleArnHasPath, roleNameOf } from './principal.ts';
 import { renderShellScript, type ShellCommand } from './quote/shell.ts';
 
@@ -203,4 +203,14 @@ export function refusedEntryArn(index: RoleArnIndex, arn: string): string | unde
   const real = index.entryArn(arn);
   if (!real.known || real.source === 'as written') return undefined;
   return pathOf(real.arn) === asked ? undefined : real.arn;
+}
+
+/**
+ * What IAM holds of the role `arn` names, as far as the snapshot knows it (its real ARN and path),
+ * for a state that keeps nothing else of the cluster (preapply's batched entry changes).
+ */
+export function knownIamRole(index: RoleArnIndex, arn: string): IamRole | undefined {
+  const real = index.entryArn(arn);
+  const path = real.known && real.source !== 'as written' ? pathOf(real.arn) : undefined;
+  return real.known && path !== undefined ? { arn: real.arn, state: 'exists', path } : undefined;
 }
