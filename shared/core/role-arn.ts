@@ -95,11 +95,23 @@ export function roleArnIndex(s: ClusterSnapshot): RoleArnIndex {
   const fromIam = new Map<string, string>();
   const trusted = new Map<string, Candidate>();
   const withPath = new Map<string, Candidate>();
+  // Thousands of nodes share a handful of role ARNs: parse each distinct string once.
+  const parsed = new Map<string, { key: string; hasPath: boolean } | null>();
+  const parse = (arn: string) => {
+    let p = parsed.get(arn);
+    if (p === undefined) {
+      const role = roleNameOf(arn) !== undefined && parseArn(arn)?.service === 'iam';
+      p = role ? { key: principalKey(arn), hasPath: roleArnHasPath(arn) } : null;
+      parsed.set(arn, p);
+    }
+    return p;
+  };
   const consider = (arn: string | undefined, source: RoleArnSource, checked: boolean) => {
-    if (!arn || roleNameOf(arn) === undefined || parseArn(arn)?.service !== 'iam') return;
-    const key = principalKey(arn);
+    const p = arn ? parse(arn) : null;
+    if (!arn || !p) return;
+    const key = p.key;
     const c = { arn, source, rank: RANK[source] };
-    const into = checked ? trusted : roleArnHasPath(arn) ? withPath : undefined;
+    const into = checked ? trusted : p.hasPath ? withPath : undefined;
     const known = into?.get(key);
     if (into && (known === undefined || c.rank < known.rank)) into.set(key, c);
   };
