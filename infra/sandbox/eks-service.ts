@@ -982,11 +982,21 @@ function createAccessEntry(
     }
   }
   if (username !== undefined) checkUsername(username);
-  if (role && world.iamRoles.get(role.name.toLowerCase())?.state === 'missing') {
+  // EKS resolves the principal in IAM: a role of the account that does not exist at exactly that
+  // path — deleted, or named without the IAM path it has (`role/legacy-node` for
+  // `role/eks/legacy-node`) — is refused with 400 and this message
+  // (terraform-aws-modules/terraform-aws-eks#2969: an SSO role's ARN without its
+  // `aws-reserved/sso.amazonaws.com/…` path). Roles of other accounts are not known here.
+  const iamRole = role && world.iamRoles.get(role.name.toLowerCase());
+  if (
+    role &&
+    role.accountId === world.accountId &&
+    (iamRole === undefined || iamRole.state === 'missing' || iamRole.path !== role.path)
+  ) {
     throw new EksError(
       400,
       'InvalidParameterException',
-      `The specified principalArn is invalid: role ${role.name} does not exist.`,
+      'The specified principalArn is invalid: invalid principal.',
     );
   }
   if (c.accessEntries.some((e) => e.principalArn === principalArn)) {
@@ -1012,7 +1022,6 @@ function createAccessEntry(
     accessPolicies: [],
   };
   c.accessEntries.push(entry);
-  world.ensureRole(principalArn);
   world.log(`${c.name}: access entry ${principalArn} (${type}) created`);
   c.changed();
   return entry;

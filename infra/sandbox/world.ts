@@ -266,6 +266,11 @@ export class World {
   // ---------------------------------------------------------------------------------------------
   // IAM
 
+  /**
+   * The role `arn` names, created at its path if IAM has no role of that name. A seed names roles
+   * in several spellings: a path-less one (aws-auth's, a snapshot's `iamRoles` entry taken before
+   * paths were recorded) never moves a role that another source gave a path.
+   */
   ensureRole(
     arn: string,
     init?: { roleId?: string; createDate?: string; state?: 'exists' | 'missing' },
@@ -274,15 +279,17 @@ export class World {
     if (!role) return;
     const key = role.name.toLowerCase();
     const existing = this.iamRoles.get(key);
+    const keepPath = existing !== undefined && role.path === '/' && existing.path !== '/';
+    const real = keepPath ? existing.arn : arn;
     const profile = instanceProfileName(arn);
     if (!this.instanceProfiles.has(profile.toLowerCase())) {
-      this.instanceProfiles.set(profile.toLowerCase(), { name: profile, roleArn: arn });
+      this.instanceProfiles.set(profile.toLowerCase(), { name: profile, roleArn: real });
     }
     if (existing && !init) return;
     this.iamRoles.set(key, {
-      arn,
+      arn: real,
       roleName: role.name,
-      path: role.path,
+      path: keepPath ? existing.path : role.path,
       roleId: init?.roleId ?? existing?.roleId ?? `AROA${stableUpper(arn, 17)}`,
       createDate: init?.createDate ?? existing?.createDate ?? '2024-01-15T10:00:00Z',
       state: init?.state ?? existing?.state ?? 'exists',

@@ -1,7 +1,8 @@
 /**
  * IamReader over `@aws-sdk/client-iam`: instance profile → role ARN (cached per profile for the
  * reader's lifetime; a capture creates one reader, the Lambda may keep it warm — `ttlMs` bounds
- * how long an answer is trusted), and GetRole → IamRole (role ID and create date, for the
+ * how long an answer is trusted), and GetRole → IamRole (IAM's ARN and path, for the access
+ * entries a fix or a migration writes; role ID and create date, for the
  * "role re-created under the same name" rule,
  * docs/eks-auth-semantics.md#managed-node-groups-and-access-entries, trap 17 of
  * docs/eks-auth-semantics.md#traps).
@@ -166,9 +167,13 @@ function bindIamReader(
           iamAction: 'iam:GetRole',
         });
       }
+      // IAM's ARN carries the role's path, which the ARN asked with may lack (aws-auth names roles
+      // without it); an access entry needs IAM's.
+      const real = iamRoleArnOf(role.Arn, role.Path, name);
       return dropUndefined({
-        arn: roleArn,
+        arn: real?.arn ?? roleArn,
         state: 'exists' as const,
+        path: real?.path,
         roleId: role.RoleId,
         createDate: isoTime(role.CreateDate),
         trustPolicy: decodePolicyDocument(role.AssumeRolePolicyDocument),
@@ -225,6 +230,21 @@ function bindIamReader(
       return { roleArn, action, decision };
     },
   };
+}
+
+/**
+ * GetRole's ARN and path when they are well-formed and name the role asked for (the path the
+ * snapshot schema takes, the ARN ending in `<path><name>`); undefined otherwise.
+ */
+export function iamRoleArnOf(
+  arn: string | undefined,
+  path: string | undefined,
+  name: string,
+): { arn: string; path: string } | undefined {
+  if (arn === undefined || path === undefined || !/^(?:\/|\/[\x21-\x7E]+\/)$/.test(path)) return undefined;
+  const match = /^arn:aws(?:-[a-z]+)*:iam::\d{12}:role(\/.*)$/.exec(arn);
+  if (match === null || match[1]?.toLowerCase() !== `${path}${name}`.toLowerCase()) return undefined;
+  return { arn, path };
 }
 
 /** The issuer of an IAM OIDC provider ARN as IAM names it (`oidc.eks.<region>.amazonaws.com/id/<ID>`). */

@@ -19,7 +19,9 @@
  *   - an instance profile whose GetInstanceProfile fails (other than NoSuchEntity): `error`, same reason.
  * `iamRoles` covers the role principals of the sources that could be read (aws-auth `mapRoles`,
  * access entries, node group roles, Fargate pod execution roles, compute roles, node-class roles) in the cluster's
- * account; roles of other accounts are not looked up (GetRole would read the wrong account).
+ * account; roles of other accounts are not looked up (GetRole would read the wrong account). Each
+ * role is read once, whatever spellings name it, and keeps IAM's ARN and path: the access entries
+ * a fix or a migration writes need the path that aws-auth leaves out.
  * Workload identity (Pod Identity associations, add-ons, service accounts, IAM OIDC providers,
  * node-role permissions) is read by `capture-workload-identity.ts`; its roles join the same
  * GetRole pass, so each role is read once per capture.

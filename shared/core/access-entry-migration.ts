@@ -12,6 +12,7 @@ import { principalKey } from './principal.ts';
 import type { HclAttribute, HclItem } from './quote/hcl.ts';
 import type { ShellCommand, ShellScript, ShellWord } from './quote/shell.ts';
 import { ADMIN_POLICY_ARN, eksCommand, principalArnFlag, str, uniqueTerraformNames } from './remediation.ts';
+import { entryArnOf, unknownPathText } from './role-arn.ts';
 import { firstOf, kindCounts, listedLines, MAX_LISTED } from './rules/listing.ts';
 
 export interface AwsAuthOnlyPrincipal {
@@ -189,19 +190,27 @@ export function accessEntriesFix(a: Analysis, principals: readonly AwsAuthOnlyPr
       ],
     };
   }
-  const names = uniqueTerraformNames(fixable.map((p) => p.arn));
+  // aws-auth names roles without their IAM path; each entry takes the role's real ARN, and a role
+  // whose path the snapshot cannot tell is left out with the look-up that tells it.
+  const writable: AwsAuthOnlyPrincipal[] = [];
   for (const p of fixable) {
+    const arn = p.kind === 'role' ? entryArnOf(a, p.arn) : undefined;
+    if (arn?.known === false) notes.push(`No access entry is written for ${p.arn}: ${unknownPathText(arn)}.`);
+    else writable.push(arn === undefined ? p : { ...p, arn: arn.arn });
+  }
+  const names = uniqueTerraformNames(writable.map((p) => p.arn));
+  for (const p of writable) {
     const why = nodeEntryTypeOf(a, p) ? undefined : usernameProblem(p.username);
     if (why !== undefined && p.username !== '')
       notes.push(`${p.arn} gets EKS's default username, not the one aws-auth gave it: ${why}.`);
   }
   return {
-    cli: fixable.flatMap((p) => accessEntryCommandsFor(a, p)),
+    cli: writable.flatMap((p) => accessEntryCommandsFor(a, p)),
     terraform: {
       hcl: [
         {
           name: 'access_entries',
-          value: { object: fixable.map((p, i) => accessEntryItem(a, p, names[i] ?? 'principal')) },
+          value: { object: writable.map((p, i) => accessEntryItem(a, p, names[i] ?? 'principal')) },
         },
       ],
     },

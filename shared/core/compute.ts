@@ -14,6 +14,7 @@ import type {
   KarpenterNodeClass,
   Nodegroup,
 } from './model.ts';
+import { principalKey, roleArnHasPath } from './principal.ts';
 
 // ---------------------------------------------------------------------------------------------
 // What the readers return (EC2 instances and Kubernetes nodes, reduced to what the merge uses)
@@ -167,7 +168,11 @@ export function awsAuthRoleArns(awsAuth: AwsAuthConfigMap | undefined): string[]
   return [...text.matchAll(/rolearn["']?\s*:\s*["']?(arn:[^\s"'#,}\]]+)/gi)].map((m) => m[1] ?? '');
 }
 
-/** The role ARNs of the account named by the sources that could be read, once each (case-insensitive), sorted. */
+/**
+ * The role ARNs of the account named by the sources that could be read, once per role (one GetRole
+ * each: IAM looks roles up by name), sorted. Of a role's spellings the one with an IAM path is kept:
+ * aws-auth must name the role without it, the instance profile or node group names it whole.
+ */
 export function rolePrincipals(
   accountId: string,
   parts: {
@@ -190,8 +195,9 @@ export function rolePrincipals(
   const byKey = new Map<string, string>();
   for (const arn of arns) {
     if (arn === undefined || roleAccount(arn) !== accountId) continue;
-    const key = arn.toLowerCase();
-    if (!byKey.has(key)) byKey.set(key, arn);
+    const key = principalKey(arn);
+    const known = byKey.get(key);
+    if (known === undefined || (!roleArnHasPath(known) && roleArnHasPath(arn))) byKey.set(key, arn);
   }
   return [...byKey.values()].sort();
 }

@@ -9,14 +9,18 @@
  *   `FARGATE_LINUX`; hybrid node roles → `HYBRID_LINUX`; Auto Mode node roles → `EC2`;
  * - `system:masters` → `STANDARD` + `AmazonEKSClusterAdminPolicy` (cluster scope);
  * - other groups → `STANDARD` with `kubernetesGroups`, the aws-auth username kept;
- * - the principal ARN is the role's real ARN, IAM path included, from the snapshot's `iamRoles`
- *   (aws-auth must name roles without their path; an access entry takes the real ARN).
+ * - the principal ARN is the role's real ARN, IAM path included (`role-arn.ts`: IAM, instance
+ *   profiles, node groups, Fargate profiles, node classes, existing entries): aws-auth must name
+ *   roles without their path, and EKS refuses an entry for the path-less ARN of a role that has
+ *   one. A role whose path the snapshot cannot tell is a blocker with the `aws iam get-role` that
+ *   tells it, never the path-less guess.
  *
  * What cannot move is a blocker for `API`, with why and what to do. A principal with a blocker
  * gets no entry: in `API_AND_CONFIG_MAP` an access entry wins over aws-auth at once, so a partial
  * entry (a refused group left out) would take access away before the switch.
  *
- * Pure: no clock (applying a plan stamps entries with the snapshot's `capturedAt`).
+ * Pure: no clock (`migrate-apply.ts`, which applies a plan, stamps entries with the snapshot's
+ * `capturedAt`).
  */
 import {
   type ParsedAwsAuth,
@@ -46,6 +50,7 @@ import {
   requiredEntryType,
   SESSION_NODE_USERNAME,
 } from './resolve.ts';
+import { type RoleArnIndex, roleArnIndex, unknownPathText } from './role-arn.ts';
 
 export interface PlannedAccessPolicy {
   policyArn: string;
@@ -156,6 +161,8 @@ interface Candidate {
 interface Ctx {
   snapshot: ClusterSnapshot;
   roles: Map<string, IamRole>;
+  /** The real ARN (IAM path included) of each role, as the snapshot knows it. */
+  arns: RoleArnIndex;
   entries: Map<string, AccessEntry>;
   blockers: MigrationBlocker[];
   planned: PlannedAccessEntry[];
@@ -174,8 +181,24 @@ function where(c: Candidate): string {
     : `aws-auth${c.mapping.line === undefined ? '' : ` line ${c.mapping.line}`}`;
 }
 
-/** The entry a candidate needs, or a blocker (returns undefined). */
+/** The entry a candidate needs, for the role's real ARN; or a blocker (returns undefined). */
 function entryFor(ctx: Ctx, c: Candidate): PlannedAccessEntry | undefined {
+  const entry = entryShapeFor(ctx, c);
+  if (entry === undefined) return undefined;
+  const arn = ctx.arns.entryArn(entry.principalArn);
+  if (!arn.known) {
+    block(
+      ctx,
+      c.subject,
+      `${where(c)}: ${unknownPathText(arn)}. Capture the cluster again (a capture records each role's path) and plan again, or create the entry for that ARN yourself.`,
+    );
+    return undefined;
+  }
+  return { ...entry, principalArn: arn.arn };
+}
+
+/** The entry a candidate needs, named as the sources name it; or a blocker (returns undefined). */
+function entryShapeFor(ctx: Ctx, c: Candidate): PlannedAccessEntry | undefined {
   const role = ctx.roles.get(c.key);
   if (role?.state === 'missing') {
     block(
@@ -185,7 +208,6 @@ function entryFor(ctx: Ctx, c: Candidate): PlannedAccessEntry | undefined {
     );
     return undefined;
   }
-  // aws-auth names a role without its path; the entry takes the role's real ARN.
   const principalArn = role?.arn ?? c.consumer?.roleArn ?? c.subject;
   const requirements = [...(c.consumer?.requirements ?? [])];
   const types = [...new Set(requirements.map(requiredEntryType))];
@@ -312,8 +334,10 @@ function consider(ctx: Ctx, c: Candidate): void {
 function replaceStale(ctx: Ctx): void {
   for (const e of ctx.stale) {
     if (ctx.staleFromMapping.has(e)) continue;
+    // The entry's own ARN was accepted by EKS; IAM's answer wins if the role came back elsewhere.
+    const arn = ctx.arns.entryArn(e.principalArn);
     ctx.planned.push({
-      principalArn: e.principalArn,
+      principalArn: arn.known ? arn.arn : e.principalArn,
       type: e.type,
       ...(e.username !== undefined &&
       e.type === 'STANDARD' &&
@@ -452,6 +476,7 @@ export function planMigration(snapshot: ClusterSnapshot): MigrationPlan {
   const ctx: Ctx = {
     snapshot,
     roles,
+    arns: roleArnIndex(snapshot),
     entries,
     blockers: [],
     planned: [],
@@ -534,39 +559,6 @@ function stepsOf(mode: AuthenticationMode, ctx: Ctx): MigrationStep[] {
         : 'Only then switch the authentication mode to API (one-way: aws-auth is ignored from then on).',
   });
   return steps;
-}
-
-/**
- * The snapshot after the plan's first steps (mode API_AND_CONFIG_MAP, stale entries replaced,
- * entries created), as EKS would hold it: what `whatif --auth-mode API` is run on to verify.
- */
-export function applyMigrationPlan(snapshot: ClusterSnapshot, plan: MigrationPlan): ClusterSnapshot {
-  const s = structuredClone(snapshot);
-  if (s.cluster.authenticationMode === 'CONFIG_MAP') s.cluster.authenticationMode = 'API_AND_CONFIG_MAP';
-  const replaced = new Set(plan.accessEntries.map((e) => principalKey(e.principalArn)));
-  const kept = s.accessEntries.status === 'ok' ? s.accessEntries.data : [];
-  s.accessEntries = {
-    status: 'ok',
-    data: [
-      ...kept.filter((e) => !replaced.has(principalKey(e.principalArn))),
-      ...plan.accessEntries.map(
-        (e): AccessEntry => ({
-          principalArn: e.principalArn,
-          type: e.type,
-          ...(e.username === undefined ? {} : { username: e.username }),
-          kubernetesGroups: [...(e.kubernetesGroups ?? [])],
-          createdAt: s.capturedAt,
-          modifiedAt: s.capturedAt,
-          accessPolicies: (e.accessPolicies ?? []).map((p) => ({
-            policyArn: p.policyArn,
-            accessScope: structuredClone(p.accessScope),
-            associatedAt: s.capturedAt,
-          })),
-        }),
-      ),
-    ],
-  };
-  return s;
 }
 
 /** Whether an ARN is an IAM role or user ARN (what CreateAccessEntry takes). */

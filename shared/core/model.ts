@@ -143,9 +143,15 @@ export interface KarpenterNodeClass {
 }
 
 export interface IamRole {
+  /** The role's ARN: GetRole's `Role.Arn` (path included) when it exists and `path` is recorded. */
   arn: string;
   /** `exists` when GetRole answered; `missing` on NoSuchEntity (role deleted). */
   state: 'exists' | 'missing';
+  /**
+   * GetRole's `Role.Path` (`/`, or `/eks/` for `role/eks/name`): the path an access entry's ARN
+   * needs. Absent for a missing role and in snapshots taken before it was recorded.
+   */
+  path?: string;
   roleId?: string;
   createDate?: string;
   /**

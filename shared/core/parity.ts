@@ -5,7 +5,7 @@
  */
 import type { Analysis } from './analysis.ts';
 import type { AccessScope, AssociatedAccessPolicy } from './model.ts';
-import { principalKey } from './principal.ts';
+import { principalKey, roleArnWithoutPath } from './principal.ts';
 import type { HclItem } from './quote/hcl.ts';
 import type { ShellLine, ShellScript } from './quote/shell.ts';
 import {
@@ -15,8 +15,10 @@ import {
   principalArnFlag,
   str,
   terraformName,
+  withArnLookup,
 } from './remediation.ts';
 import type { ResolvedIdentity } from './resolve.ts';
+import { entryArnOf } from './role-arn.ts';
 import {
   checkTrust,
   findOidcProvider,
@@ -102,12 +104,24 @@ export function accessDifferences(from: ResolvedIdentity, to: ResolvedIdentity):
 
 const RESERVED_USERNAME = /^(system:|eks:|aws:|amazon:|iam:)/;
 
-/** The access entry (and policy associations) that gives `to` what `from` grants a principal. */
+/**
+ * The access entry (and policy associations) that gives `to` what `from` grants a principal: for a
+ * role, by its real ARN (IAM path included) as `to` or `from` knows it, else with the look-up that
+ * tells it; in aws-auth, without the path (aws-auth never matches a path).
+ */
 export function grantFix(
   to: Analysis,
   grant: AccessGrant,
   policies: readonly AssociatedAccessPolicy[],
+  from?: Analysis,
 ): FixPlan {
+  const real = entryArnOf(to, grant.arn, ...(from ? [from] : []));
+  if (to.mode === 'CONFIG_MAP' || real.known)
+    return grantFixFor(to, real.known ? { ...grant, arn: real.arn } : grant, policies);
+  return withArnLookup(grantFixFor(to, grant, policies), grant.arn, real);
+}
+
+function grantFixFor(to: Analysis, grant: AccessGrant, policies: readonly AssociatedAccessPolicy[]): FixPlan {
   const id = grant.identity;
   const admin = id.groups.includes('system:masters');
   const groups = id.groups.filter((g) => !g.startsWith('system:'));
@@ -125,7 +139,7 @@ export function grantFix(
       summary: `Map ${grant.arn} in the target's aws-auth as the source does.`,
       awsAuth: grant.arn.includes(':user/')
         ? { user: { userarn: grant.arn, ...mapping } }
-        : { role: { rolearn: grant.arn, ...mapping } },
+        : { role: { rolearn: roleArnWithoutPath(grant.arn), ...mapping } },
     };
   }
   const cli: ShellLine[] = [

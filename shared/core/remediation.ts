@@ -26,6 +26,7 @@ import {
   SESSION_NODE_USERNAME,
   WINDOWS_NODE_GROUPS,
 } from './resolve.ts';
+import { entryArnOf, type UnknownEntryArn, unknownPathText } from './role-arn.ts';
 
 export const FIRST_NODES = 10;
 
@@ -285,6 +286,8 @@ function kubectlPatchMapRoles(mapRoles: string): ShellCommand {
 }
 
 export interface NodeAccessOptions {
+  /** Other states that may know the role's real ARN (the source cluster of a comparison). */
+  knownIn?: readonly Analysis[];
   /**
    * EKS itself removes the mapping (a node group deletion): in CONFIG_MAP the mapping must be
    * re-added after that edit. With the mapRoles from before it, a `kubectl patch` restores it.
@@ -296,12 +299,70 @@ export interface NodeAccessOptions {
  * The fix that gives a role back the identity its compute needs, for the cluster's mode. The
  * access entry comes first: neither EKS's own aws-auth edits nor the tool that owns aws-auth
  * remove it. In CONFIG_MAP the mapping (eksctl, `kubectl patch`, YAML) follows as the alternative.
+ * The entry names the role's real ARN, IAM path included, whatever spelling `roleArn` has
+ * (`role-arn.ts`); when the snapshot cannot tell the path, the fix looks it up instead of guessing.
  */
 export function nodeAccessRemediation(
   a: Analysis,
   roleArn: string,
   req: NodeRequirement,
   options: NodeAccessOptions = {},
+): FixPlan {
+  const entry = entryArnOf(a, roleArn, ...(options.knownIn ?? []));
+  if (entry.known) return knownRoleAccessRemediation(a, entry.arn, req, options);
+  return withArnLookup(knownRoleAccessRemediation(a, roleArn, req, options), roleArn, entry);
+}
+
+/**
+ * A fix whose EKS commands would name `guessed`, a role ARN whose IAM path is unknown: the first
+ * such command becomes the `aws iam get-role` that prints the real ARN, and each of them a comment
+ * saying how to run it with that ARN; the Terraform (which would carry the guess) is left out.
+ */
+export function withArnLookup(fix: FixPlan, guessed: string, unknown: UnknownEntryArn): FixPlan {
+  const who = `role ${unknown.roleName} (by its ARN with the IAM path: look it up first)`;
+  let looked = false;
+  const cli = fix.cli?.flatMap((line): ShellScript => {
+    if ('comment' in line) return [line];
+    const guess = (w: ShellWord) =>
+      typeof w !== 'string' && 'value' in w && w.flag === '--principal-arn' && w.value === guessed;
+    if (!line.argv.some(guess)) return [line];
+    const words = line.argv.flatMap((w) =>
+      guess(w) || typeof w === 'string'
+        ? [guess(w) ? '--principal-arn <that ARN>' : (w as string)]
+        : 'value' in w
+          ? [w.flag, w.value]
+          : 'values' in w
+            ? [w.flag, ...w.values]
+            : [],
+    );
+    const first = !looked;
+    looked = true;
+    return [
+      ...(first
+        ? [
+            {
+              comment: `The access entry needs the role's ARN with its IAM path; this prints it (${unknown.why}):`,
+            },
+            unknown.lookup,
+          ]
+        : []),
+      { comment: `then: ${words.join(' ')}` },
+    ];
+  });
+  const { terraform: _guess, ...rest } = fix;
+  return {
+    ...rest,
+    summary: fix.summary.split(guessed).join(who),
+    ...(cli ? { cli } : {}),
+    notes: [...(fix.notes ?? []), `No Terraform is shown: ${unknownPathText(unknown)}.`],
+  };
+}
+
+function knownRoleAccessRemediation(
+  a: Analysis,
+  roleArn: string,
+  req: NodeRequirement,
+  options: NodeAccessOptions,
 ): FixPlan {
   const type = requiredEntryType(req);
   const awsAuth = awsAuthMappingFor(roleArn, req);

@@ -17,6 +17,7 @@ import {
   SESSION_NODE_USERNAME,
   WINDOWS_NODE_GROUPS,
 } from './resolve.ts';
+import { refusedEntryArn, roleArnIndex } from './role-arn.ts';
 import { isWorkloadIdentityChange, simulateWorkloadIdentityChange } from './simulate-workload-identity.ts';
 
 export interface SimulationEffect {
@@ -420,6 +421,14 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?
     case 'create-access-entry': {
       if (mode === 'CONFIG_MAP') {
         effect('EKS rejects the call: access entries need API or API_AND_CONFIG_MAP mode');
+        break;
+      }
+      // The role's ARN without (or with another) IAM path names no role: EKS answers 400.
+      const real = refusedEntryArn(roleArnIndex(s), change.entry.principalArn);
+      if (real !== undefined) {
+        effect(
+          `EKS rejects the call (InvalidParameterException: the principal ARN is invalid): the role's ARN is ${real}, IAM path included`,
+        );
         break;
       }
       if (addAccessEntry(s, change.entry))

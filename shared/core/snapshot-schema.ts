@@ -205,6 +205,9 @@ function buildSchema() {
     z.strictObject({
       arn: roleArnSchema,
       state: z.enum(['exists', 'missing']),
+      path: z.exactOptional(
+        z.string().check(z.regex(/^(?:\/|\/[\x21-\x7E]+\/)$/, 'expected an IAM path (/ or /a/b/)')),
+      ),
       roleId: z.exactOptional(z.string()),
       createDate: z.exactOptional(timestampSchema),
       trustPolicy: z.exactOptional(z.string()),
@@ -212,7 +215,7 @@ function buildSchema() {
     {
       id: 'IamRole',
       description:
-        'An IAM role in use, with its unique ID, creation date and, for workload identity, its trust policy as JSON text (GetRole).',
+        'An IAM role in use, with its IAM path, unique ID, creation date and, for workload identity, its trust policy as JSON text (GetRole).',
     },
   );
 

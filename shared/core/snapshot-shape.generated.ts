@@ -11,6 +11,7 @@ const R4 = /^arn:aws(?:-[a-z]+)*:eks:[a-z0-9-]+:\d{12}:cluster\/.+$/;
 const R5 = /^arn:aws(?:-[a-z]+)*:(?:iam|sts)::\d{12}:.+$/;
 const R6 = /^arn:aws(?:-[a-z]+)*:eks::aws:cluster-access-policy\/.+$/;
 const R7 = /^arn:aws(?:-[a-z]+)*:iam::\d{12}:role\/.+$/;
+const R8 = /^(?:\/|\/[\x21-\x7E]+\/)$/;
 
 /** $.cluster */
 const S0: Shape = {
@@ -188,11 +189,12 @@ const S26: Shape = {
   object: {
     arn: { string: [R7] },
     state: { oneOf: ['exists', 'missing'] },
+    path: { string: [R8] },
     roleId: { string: [] },
     createDate: { string: [R0] },
     trustPolicy: { string: [] },
   },
-  optional: ['roleId', 'createDate', 'trustPolicy'],
+  optional: ['path', 'roleId', 'createDate', 'trustPolicy'],
 };
 /** $.iamRoles|0 */
 const S27: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S26 } } };

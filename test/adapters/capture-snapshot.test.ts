@@ -375,6 +375,30 @@ describe('captureSnapshot of a large cluster', () => {
 });
 
 describe('captureSnapshot: IAM resolution', () => {
+  it("reads a role once whatever spellings name it, and keeps IAM's ARN and path", async () => {
+    // aws-auth maps role/legacy-node (as it must); the instance profile names role/eks/legacy-node
+    const sandbox = await startSandbox({
+      clusters: [{ snapshot: loadScenario('f-path-node-role-config-map') }],
+    });
+    try {
+      const mark = sandbox.calls.length;
+      const snapshot = await captureSnapshot(sandboxDeps(sandbox), target());
+      const getRole = sandbox.calls
+        .slice(mark)
+        .filter((c) => c.service === 'iam' && c.operation === 'GetRole');
+      expect(getRole).toHaveLength(3);
+      if (snapshot.iamRoles.status !== 'ok') throw new Error(snapshot.iamRoles.status);
+      expect(snapshot.iamRoles.data.map((r) => [r.arn, r.state, r.path])).toEqual([
+        [`arn:aws:iam::${ACCT}:role/eks/legacy-node`, 'exists', '/eks/'],
+        [`arn:aws:iam::${ACCT}:role/platform-admin`, 'exists', '/'],
+        [NODE_ROLE, 'exists', '/'],
+      ]);
+      expect(validateSnapshot(JSON.parse(JSON.stringify(snapshot)))).toMatchObject({ ok: true });
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('resolves a node class by instance profile and reports a deleted role as missing', async () => {
     const seed = structuredClone(loadScenario('a-karpenter-shares-last-nodegroup-role'));
     if (seed.karpenterNodeClasses?.status !== 'ok') throw new Error('seed node classes');

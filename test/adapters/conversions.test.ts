@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { attributeByTags, toEc2Instance } from '../../shared/adapters/ec2.ts';
-import { iamNameOf } from '../../shared/adapters/iam.ts';
+import { iamNameOf, iamRoleArnOf } from '../../shared/adapters/iam.ts';
 import {
   dataKeysOfFieldsV1,
   instanceIdFromProviderId,
@@ -182,5 +182,28 @@ describe('iamNameOf', () => {
     expect(iamNameOf('arn:aws-cn:iam::111122223333:instance-profile/p', 'instance-profile')).toBe('p');
     expect(iamNameOf('NodeRole', 'role')).toBe('NodeRole');
     expect(() => iamNameOf('arn:aws:iam::111122223333:user/alice', 'role')).toThrow(RangeError);
+  });
+});
+
+describe('iamRoleArnOf', () => {
+  const arn = 'arn:aws:iam::111122223333:role/eks/legacy-node';
+
+  it("keeps GetRole's ARN and path when they name the role asked for", () => {
+    expect(iamRoleArnOf(arn, '/eks/', 'legacy-node')).toEqual({ arn, path: '/eks/' });
+    expect(iamRoleArnOf('arn:aws:iam::111122223333:role/x', '/', 'X')).toEqual({
+      arn: 'arn:aws:iam::111122223333:role/x',
+      path: '/',
+    });
+  });
+
+  it('drops an answer that is missing, malformed or about another role', () => {
+    expect(iamRoleArnOf(undefined, '/eks/', 'legacy-node')).toBeUndefined();
+    expect(iamRoleArnOf(arn, undefined, 'legacy-node')).toBeUndefined();
+    expect(iamRoleArnOf(arn, '/', 'legacy-node')).toBeUndefined();
+    expect(iamRoleArnOf(arn, 'eks', 'legacy-node')).toBeUndefined();
+    expect(iamRoleArnOf(arn, '/eks/', 'other')).toBeUndefined();
+    expect(
+      iamRoleArnOf('arn:aws:iam::111122223333:user/eks/legacy-node', '/eks/', 'legacy-node'),
+    ).toBeUndefined();
   });
 });

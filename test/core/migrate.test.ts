@@ -2,8 +2,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { awsAuthRoleArns, roleAccount } from '../../shared/core/compute.ts';
 import { assessSnapshot, whatIf } from '../../shared/core/engine.ts';
-import { applyMigrationPlan, type MigrationPlan, planMigration } from '../../shared/core/migrate.ts';
+import { type MigrationPlan, planMigration } from '../../shared/core/migrate.ts';
+import { applyMigrationPlan } from '../../shared/core/migrate-apply.ts';
 import {
   migrationAwsCli,
   migrationJson,
@@ -11,7 +13,7 @@ import {
   migrationText,
 } from '../../shared/core/migrate-render.ts';
 import type { ClusterSnapshot, Finding } from '../../shared/core/model.ts';
-import { principalKey } from '../../shared/core/principal.ts';
+import { principalKey, roleArnWithoutPath } from '../../shared/core/principal.ts';
 import { decodeHclDocument } from '../hostile/hcl-decoder.ts';
 import { runWithStubs } from '../hostile/shell-stub.ts';
 import { HCL_INJECTION, SHELL_INJECTION } from '../hostile/strings.ts';
@@ -43,11 +45,20 @@ function coveredBy(plan: Pick<MigrationPlan, 'blockers'>, f: Finding): boolean {
   );
 }
 
-/** A CONFIG_MAP snapshot with the given aws-auth mapRoles and nothing else mapped. */
+/**
+ * A CONFIG_MAP snapshot with the given aws-auth mapRoles and nothing else mapped; IAM has every
+ * mapped role of the account at path `/`, as a capture records it (GetRole's `Path`).
+ */
 function withMapRoles(mapRoles: string, extra: Record<string, string> = {}): ClusterSnapshot {
   const s = scenario('a-karpenter-shares-last-nodegroup-role');
-  if (s.awsAuth.status !== 'ok') throw new Error('fixture');
+  if (s.awsAuth.status !== 'ok' || s.iamRoles.status !== 'ok') throw new Error('fixture');
   s.awsAuth.data.data = { mapRoles, ...extra };
+  const known = new Set(s.iamRoles.data.map((r) => principalKey(r.arn)));
+  for (const arn of awsAuthRoleArns(s.awsAuth.data)) {
+    if (roleAccount(arn) !== ACCOUNT || known.has(principalKey(arn))) continue;
+    known.add(principalKey(arn));
+    s.iamRoles.data.push({ arn: roleArnWithoutPath(arn), state: 'exists', path: '/' });
+  }
   return s;
 }
 
@@ -214,9 +225,11 @@ describe('planMigration entry types', () => {
   groups: [deployers]
 `);
     if (s.iamRoles.status !== 'ok') throw new Error('fixture');
+    s.iamRoles.data = s.iamRoles.data.filter((r) => principalKey(r.arn) !== principalKey(role('deployer')));
     s.iamRoles.data.push({
       arn: role('teams/ci/deployer'),
       state: 'exists',
+      path: '/teams/ci/',
       createDate: '2024-01-01T00:00:00Z',
     });
     expect(planMigration(s).accessEntries).toContainEqual({
@@ -283,6 +296,75 @@ describe('planMigration entry types', () => {
     expect(plan.blockers).toEqual([
       { subject: 'mapRoles[1]', reason: expect.stringContaining('drops this entry') },
     ]);
+  });
+});
+
+describe('planMigration names each role by its real ARN, IAM path included', () => {
+  const LEGACY = role('eks/legacy-node');
+  const PATHLESS = role('legacy-node');
+  const NAME = 'f-path-node-role-config-map';
+
+  it('takes the path of the instance profile when IAM roles were read before paths were recorded', () => {
+    const s = scenario(NAME);
+    if (s.iamRoles.status !== 'ok') throw new Error('fixture');
+    // an older capture asked GetRole once per spelling and kept the ARN it asked with
+    s.iamRoles.data = s.iamRoles.data.flatMap(({ path: _path, ...r }) =>
+      r.arn === LEGACY ? [{ ...r }, { ...r, arn: PATHLESS }] : [r],
+    );
+    const plan = planMigration(s);
+    expect(plan.accessEntries).toContainEqual({ principalArn: LEGACY, type: 'EC2_LINUX' });
+    expect(plan.accessEntries.map((e) => e.principalArn)).not.toContain(PATHLESS);
+  });
+
+  it('blocks a role whose path nothing tells, with the aws iam get-role that tells it, and plans no guess', () => {
+    const s = scenario(NAME);
+    if (s.iamRoles.status !== 'ok' || s.compute.status !== 'ok') throw new Error('fixture');
+    // the self-managed nodes are gone; aws-auth still maps the role (without its path, as it must)
+    s.compute.data = s.compute.data.filter((n) => n.kind !== 'self-managed');
+    s.iamRoles.data = s.iamRoles.data.filter((r) => r.arn !== LEGACY);
+    const plan = planMigration(s);
+    expect(plan.accessEntries.map((e) => principalKey(e.principalArn))).not.toContain(principalKey(LEGACY));
+    expect(plan.blockers).toEqual([
+      {
+        subject: PATHLESS,
+        reason: expect.stringContaining(
+          '`aws iam get-role --role-name legacy-node --region eu-west-1 --query Role.Arn --output text` prints the ARN',
+        ),
+      },
+    ]);
+    expect(plan.blockers[0]?.reason).toMatch(
+      /^aws-auth line \d+: the IAM path of role "legacy-node" is unknown/,
+    );
+  });
+
+  it('verifies by simulation what EKS does: an entry for the path-less ARN is refused, the nodes stay unauthorized', () => {
+    const s = scenario(NAME);
+    const plan = planMigration(s);
+    const guessed = {
+      ...plan,
+      accessEntries: plan.accessEntries.map((e) =>
+        e.principalArn === LEGACY ? { ...e, principalArn: PATHLESS } : e,
+      ),
+    };
+    const after = applyMigrationPlan(s, guessed);
+    expect(
+      after.accessEntries.status === 'ok' && after.accessEntries.data.map((e) => e.principalArn),
+    ).not.toContain(PATHLESS);
+    expect(severeInApi(after).map((f) => `${f.ruleId} ${f.subject}`)).toContain(
+      `nodes/role-unauthorized ${LEGACY}`,
+    );
+    expect(severeInApi(applyMigrationPlan(s, plan))).toEqual([]);
+  });
+
+  it("re-creates a stale entry for IAM's ARN when the role came back under another path", () => {
+    const s = scenario('d-access-entry-older-than-role');
+    if (s.iamRoles.status !== 'ok') throw new Error('fixture');
+    const ci = s.iamRoles.data.find((r) => r.arn === role('ci-deployer'));
+    if (!ci) throw new Error('fixture');
+    Object.assign(ci, { arn: role('ci/ci-deployer'), path: '/ci/' });
+    const plan = planMigration(s);
+    expect(plan.steps[0]?.principalArns).toEqual([role('ci-deployer')]);
+    expect(plan.accessEntries.map((e) => e.principalArn)).toEqual([role('ci/ci-deployer')]);
   });
 });
 

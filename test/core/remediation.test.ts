@@ -117,3 +117,73 @@ describe('time to impact of nodes already NotReady', () => {
     expect(f?.blastRadius?.timeToImpact).toContain('go NotReady');
   });
 });
+
+describe('fixes for a role whose IAM path the snapshot cannot tell', () => {
+  const KP = 'arn:aws:iam::111122223333:role/kp-node';
+  /** Karpenter nodes whose node class names its role by name only; IAM roles read before paths were recorded. */
+  const karpenter = () => {
+    const s = buildSnapshot({
+      mapRoles: nodeMapping(),
+      compute: [...managedNodes(2), ...karpenterNodes(2, KP)],
+      iamRoles: [{ arn: KP, state: 'exists' }],
+    });
+    s.karpenterNodeClasses = { status: 'ok', data: [{ name: 'default', role: 'kp-node', roleArn: KP }] };
+    return s;
+  };
+
+  it('looks the ARN up with aws iam get-role instead of creating the entry for a guess, and shows no Terraform', () => {
+    const f = assessSnapshot(karpenter()).find(
+      (x) => x.ruleId === 'nodes/role-unauthorized' && x.subject === KP,
+    );
+    const cli = f?.remediation?.awsCli ?? '';
+    const run = runWithStubs('bash', cli);
+    expect(run.calls.map((c) => c.slice(0, 3).join(' '))).toEqual([
+      'aws eks update-cluster-config',
+      'aws iam get-role',
+      'eksctl create iamidentitymapping',
+    ]);
+    expect(run.calls[1]).toEqual([
+      'aws',
+      'iam',
+      'get-role',
+      '--role-name',
+      'kp-node',
+      '--region',
+      'eu-west-1',
+      '--query',
+      'Role.Arn',
+      '--output',
+      'text',
+    ]);
+    expect(cli).toContain('# then: aws eks create-access-entry --cluster-name prod --region eu-west-1');
+    expect(f?.remediation?.terraform).toBeUndefined();
+    expect(f?.remediation?.summary).toContain(
+      'role kp-node (by its ARN with the IAM path: look it up first)',
+    );
+    expect(f?.remediation?.notes?.at(-1)).toMatch(
+      /^No Terraform is shown: the IAM path of role "kp-node" is unknown/,
+    );
+    // aws-auth takes the path-less ARN: that alternative stays
+    expect(f?.remediation?.awsAuthYaml).toContain(`rolearn: ${KP}`);
+  });
+
+  it('leaves such a role out of the auth-mode fix, with the look-up in a note', () => {
+    const dev = 'arn:aws:iam::111122223333:role/dev';
+    const s = buildSnapshot({
+      mode: 'API_AND_CONFIG_MAP',
+      mapRoles: `${nodeMapping()}- rolearn: ${dev}\n  username: dev\n  groups: [devs]\n`,
+      iamRoles: [],
+    });
+    const f = whatIf(s, { kind: 'set-auth-mode', mode: 'API' }).findings.find(
+      (x) => x.ruleId === 'cluster/auth-mode-drops-principals',
+    );
+    expect(f?.remediation?.awsCli).toContain(`--principal-arn ${NODE_ROLE} --type EC2_LINUX`);
+    expect(f?.remediation?.awsCli).not.toContain(dev);
+    expect(f?.remediation?.terraform).not.toContain(dev);
+    expect(f?.remediation?.notes).toContainEqual(
+      expect.stringContaining(
+        `No access entry is written for ${dev}: the IAM path of role "dev" is unknown (no source of the snapshot names the role with its ARN)`,
+      ),
+    );
+  });
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assessSnapshot, diffSnapshots, whatIf } from '../../shared/core/engine.ts';
+import type { Finding } from '../../shared/core/model.ts';
 import { loadScenario, NODE_ROLE } from '../support/snapshot-builder.ts';
 
 const ids = (fs: Array<{ ruleId: string }>) => fs.map((f) => f.ruleId);
@@ -89,6 +90,75 @@ describe('scenario e: a switch to API mode', () => {
     const r = whatIf(s, { kind: 'set-auth-mode', mode: 'API_AND_CONFIG_MAP' });
     expect(r.after.cluster.authenticationMode).toBe('API');
     expect(r.findings.filter((f) => f.ruleId !== 'monitor/source-unavailable')).toEqual([]);
+  });
+});
+
+describe('scenario f: self-managed nodes on a role with an IAM path', () => {
+  const LEGACY = 'arn:aws:iam::111122223333:role/eks/legacy-node';
+  const PATHLESS = 'arn:aws:iam::111122223333:role/legacy-node';
+  const CLUSTER = 'arn:aws:eks:eu-west-1:111122223333:cluster/prod';
+  const line = (f: { severity: string; ruleId: string; subject: string }) =>
+    `${f.severity} ${f.ruleId} ${f.subject}`;
+  /** Every principal ARN a finding's fix writes (CLI and Terraform). */
+  const written = (fs: readonly Finding[]) =>
+    fs
+      .flatMap((f) => [
+        ...(f.remediation?.awsCli ?? '').matchAll(/--principal-arn (\S+)/g),
+        ...(f.remediation?.terraform ?? '').matchAll(/principal_arn\s*=\s*"([^"]+)"/g),
+      ])
+      .map((m) => m[1]);
+
+  it('works today in either mode: nothing above low', () => {
+    expect(assessSnapshot(loadScenario('f-path-node-role-config-map')).map(line)).toEqual([
+      `low cluster/configmap-only-mode ${CLUSTER}`,
+    ]);
+    expect(assessSnapshot(loadScenario('f-path-node-role-api-and-config-map')).map(line)).toEqual([]);
+  });
+
+  it('API drops the legacy nodes, and every fix creates their entry by the ARN with the path', () => {
+    for (const [name, expected] of [
+      [
+        'f-path-node-role-config-map',
+        [
+          `critical cluster/auth-mode-drops-principals ${CLUSTER}`,
+          `critical nodes/role-unauthorized ${LEGACY}`,
+          `critical nodes/role-unauthorized ${NODE_ROLE}`,
+        ],
+      ],
+      [
+        'f-path-node-role-api-and-config-map',
+        [
+          `critical cluster/auth-mode-drops-principals ${CLUSTER}`,
+          `critical nodes/role-unauthorized ${LEGACY}`,
+        ],
+      ],
+    ] as const) {
+      const r = whatIf(loadScenario(name), { kind: 'set-auth-mode', mode: 'API' });
+      expect(r.findings.map(line), name).toEqual(expected);
+      const arns = written(r.findings);
+      expect(arns, name).toContain(LEGACY);
+      expect(arns, name).not.toContain(PATHLESS);
+      const drops = r.findings.find((f) => f.ruleId === 'cluster/auth-mode-drops-principals');
+      expect(drops?.remediation?.awsCli, name).toContain(`--principal-arn ${LEGACY} --type EC2_LINUX`);
+    }
+  });
+
+  it('predicts that EKS refuses an access entry for the path-less ARN, and creates the one with the path', () => {
+    const s = loadScenario('f-path-node-role-api-and-config-map');
+    const entry = (principalArn: string) => ({
+      kind: 'create-access-entry' as const,
+      entry: { principalArn, type: 'EC2_LINUX' as const, kubernetesGroups: [], accessPolicies: [] },
+    });
+    const refused = whatIf(s, entry(PATHLESS));
+    expect(refused.effects.map((e) => e.summary)).toEqual([
+      `EKS rejects the call (InvalidParameterException: the principal ARN is invalid): the role's ARN is ${LEGACY}, IAM path included`,
+    ]);
+    expect(refused.after.accessEntries).toEqual(s.accessEntries);
+    const created = whatIf(s, entry(LEGACY));
+    expect(
+      created.after.accessEntries.status === 'ok' &&
+        created.after.accessEntries.data.map((e) => e.principalArn),
+    ).toContain(LEGACY);
   });
 });
 

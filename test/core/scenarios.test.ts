@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseAwsAuth } from '../../shared/core/aws-auth/index.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
+import { principalKey, roleNameOf } from '../../shared/core/principal.ts';
 import { formatSnapshotErrors, parseSnapshotJson } from '../../shared/core/snapshot-schema.ts';
 
 const dir = new URL('../../scenarios/', import.meta.url);
@@ -42,7 +43,7 @@ function rolesInUse(s: ClusterSnapshot): Set<string> {
 }
 
 describe('scenarios', () => {
-  it('holds the nine documented scenarios', () => {
+  it('holds the eleven documented scenarios', () => {
     expect(files).toEqual([
       'a-karpenter-shares-last-nodegroup-role.json',
       'a-karpenter-shares-role-api-and-config-map-no-entry.json',
@@ -52,6 +53,8 @@ describe('scenarios', () => {
       'c-yaml-slip-in-maproles.json',
       'd-access-entry-older-than-role.json',
       'e-switch-to-api-mode.json',
+      'f-path-node-role-api-and-config-map.json',
+      'f-path-node-role-config-map.json',
       'healthy-api-mode.json',
     ]);
   });
@@ -80,16 +83,19 @@ describe('scenarios', () => {
     },
   );
 
-  it.each(files)('%s has an existing iamRoles entry for every role it uses', (name) => {
+  it.each(files)('%s has an existing iamRoles entry, with its path, for every role it uses', (name) => {
     const s = load(name);
     if (s.iamRoles.status !== 'ok') throw new Error('iamRoles not ok');
-    const known = new Map(s.iamRoles.data.map((r) => [r.arn, r]));
+    // IAM knows a role by its name: aws-auth spells `role/eks/x` as `role/x`, the same role
+    const known = new Map(s.iamRoles.data.map((r) => [principalKey(r.arn), r]));
     for (const arn of rolesInUse(s)) {
-      const role = known.get(arn);
+      const role = known.get(principalKey(arn));
       expect(role, arn).toBeDefined();
       expect(role?.state).toBe('exists');
       expect(role?.roleId).toMatch(/^AROA[A-Z0-9]{17}$/);
       expect(role?.createDate).toBeDefined();
+      // as a capture records it: GetRole's ARN and Path
+      expect(role?.arn.endsWith(`:role${role?.path}${roleNameOf(arn)}`), arn).toBe(true);
     }
   });
 
@@ -185,6 +191,29 @@ describe('scenarios', () => {
       .roles.map((r) => r.rolearn)
       .filter((arn) => arn !== undefined && !entries.has(arn));
     expect(withoutEntry).toEqual(['arn:aws:iam::111122223333:role/developers']);
+  });
+
+  it('f: self-managed nodes run with role/eks/legacy-node, which aws-auth maps as role/legacy-node', () => {
+    const legacy = 'arn:aws:iam::111122223333:role/eks/legacy-node';
+    for (const [file, mode] of [
+      ['f-path-node-role-config-map.json', 'CONFIG_MAP'],
+      ['f-path-node-role-api-and-config-map.json', 'API_AND_CONFIG_MAP'],
+    ] as const) {
+      const s = load(file);
+      expect(s.cluster.authenticationMode).toBe(mode);
+      if (s.awsAuth.status !== 'ok' || s.compute.status !== 'ok' || s.iamRoles.status !== 'ok')
+        throw new Error('sources not ok');
+      expect(s.compute.data.filter((n) => n.kind === 'self-managed').map((n) => n.roleArn)).toEqual([
+        legacy,
+        legacy,
+      ]);
+      expect(parseAwsAuth(s.awsAuth.data.data).roles.map((r) => r.rolearn)).toContain(
+        'arn:aws:iam::111122223333:role/legacy-node',
+      );
+      expect(s.iamRoles.data.find((r) => r.arn === legacy)?.path).toBe('/eks/');
+      const entries = s.accessEntries.status === 'ok' ? s.accessEntries.data : [];
+      expect(entries.some((e) => principalKey(e.principalArn) === principalKey(legacy))).toBe(false);
+    }
   });
 
   it('healthy: API mode without aws-auth, the node role has an EC2_LINUX entry', () => {

@@ -203,6 +203,27 @@ describe('whatIfTerraformPlan', () => {
     expect(r.unmatched).toEqual([{ cluster: 'staging', addresses: ['aws_eks_node_group.staging'] }]);
   });
 
+  it('predicts EKS refusing an access entry for the path-less ARN of a role with a path', () => {
+    const LEGACY = 'arn:aws:iam::111122223333:role/eks/legacy-node';
+    const entry = (principal: string) =>
+      plan([
+        rc('aws_eks_access_entry.legacy', 'aws_eks_access_entry', ['create'], null, {
+          cluster_name: 'prod',
+          principal_arn: principal,
+          type: 'EC2_LINUX',
+        }),
+      ]);
+    const s = scenario('f-path-node-role-api-and-config-map');
+    const [guessed] = whatIfTerraformPlan(entry('arn:aws:iam::111122223333:role/legacy-node'), [s]).clusters;
+    expect(guessed?.effects.map((e) => e.summary)).toContainEqual(
+      expect.stringContaining(
+        `EKS rejects the call (InvalidParameterException: the principal ARN is invalid): the role's ARN is ${LEGACY}`,
+      ),
+    );
+    const [real] = whatIfTerraformPlan(entry(LEGACY), [s]).clusters;
+    expect(real?.effects.map((e) => e.summary).join('\n')).not.toContain('EKS rejects');
+  });
+
   it('names the EKS-added Fargate entry that the plan’s aws-auth drops', () => {
     const v = validatePlan(
       load('test/fixtures/terraform-plan/b-fargate-profile-created-terraform-owns-aws-auth.json'),

@@ -44,18 +44,18 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-function eks(): EKSClient {
+function eks(sb: Sandbox = sandbox): EKSClient {
   return new EKSClient({
     region: REGION,
-    endpoint: sandbox.env.AWS_ENDPOINT_URL_EKS,
-    credentials: sandbox.credentials,
+    endpoint: sb.env.AWS_ENDPOINT_URL_EKS,
+    credentials: sb.credentials,
     maxAttempts: 1,
   });
 }
 
-async function run(argv: string[]) {
+async function run(argv: string[], sb: Sandbox = sandbox) {
   const live: LiveIo = {
-    captureDeps: async () => sandboxDeps(sandbox),
+    captureDeps: async () => sandboxDeps(sb),
     snapshotStore: () => {
       throw new Error('not used');
     },
@@ -77,8 +77,8 @@ async function waitActive(client: EKSClient, name: string): Promise<void> {
 }
 
 /** The plan's steps before the switch to API, through the sandbox's EKS API. */
-async function applyPlan(name: string, plan: MigrationPlan): Promise<void> {
-  const client = eks();
+async function applyPlan(name: string, plan: MigrationPlan, sb: Sandbox = sandbox): Promise<void> {
+  const client = eks(sb);
   for (const step of plan.steps) {
     if (step.action === 'set-authentication-mode' && step.mode === 'API_AND_CONFIG_MAP') {
       await client.send(
@@ -116,6 +116,11 @@ async function applyPlan(name: string, plan: MigrationPlan): Promise<void> {
   }
 }
 
+/** `whatif --cluster NAME --auth-mode API --format json`, read live. */
+function whatIfApi(name: string): string[] {
+  return ['whatif', '--cluster', name, '--region', REGION, '--auth-mode', 'API', '--format', 'json'];
+}
+
 interface JsonFinding {
   severity: string;
   ruleId: string;
@@ -138,17 +143,7 @@ describe('migrate against the sandbox, then whatif --auth-mode API live', () => 
       expect(migrate.code, name).toBe(plan.blockers.length > 0 ? 1 : 0);
       for (const e of plan.accessEntries) types.add(e.type);
 
-      const apiWhatIf = [
-        'whatif',
-        '--cluster',
-        name,
-        '--region',
-        REGION,
-        '--auth-mode',
-        'API',
-        '--format',
-        'json',
-      ];
+      const apiWhatIf = whatIfApi(name);
       const before = await run(apiWhatIf);
       await applyPlan(name, plan);
       const after = await run(apiWhatIf);
@@ -169,5 +164,78 @@ describe('migrate against the sandbox, then whatif --auth-mode API live', () => 
     // the check can fail: without the plan, API mode breaks most of these clusters
     expect(brokenBefore.length).toBeGreaterThanOrEqual(4);
     expect([...types]).toEqual(expect.arrayContaining(['EC2_LINUX', 'FARGATE_LINUX', 'STANDARD']));
+  });
+});
+
+describe('migrate with a node role that has an IAM path, against the sandbox', () => {
+  const LEGACY = 'arn:aws:iam::111122223333:role/eks/legacy-node';
+  const PATHLESS = 'arn:aws:iam::111122223333:role/legacy-node';
+  let sb: Sandbox;
+  let clusters: string[];
+
+  beforeAll(async () => {
+    const seeds = (await loadScenarios(SCENARIOS)).filter((c) => c.name?.startsWith('f-path-node-role-'));
+    sb = await startSandbox({ clusters: seeds });
+    clusters = seeds.map((c) => c.name ?? c.snapshot.clusterName);
+  });
+
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  it('plans the role by its ARN with the path, which EKS accepts while it refuses the path-less one; API then loses nothing', async () => {
+    expect(clusters).toEqual(['f-path-node-role-api-and-config-map', 'f-path-node-role-config-map']);
+    for (const name of clusters) {
+      const migrate = await run(['migrate', '--cluster', name, '--region', REGION, '--format', 'json'], sb);
+      expect(migrate.err, name).toBe('');
+      const plan = JSON.parse(migrate.out) as MigrationPlan;
+      expect(plan.blockers, name).toEqual([]);
+      expect(plan.accessEntries, name).toContainEqual({ principalArn: LEGACY, type: 'EC2_LINUX' });
+      expect(
+        plan.accessEntries.map((e) => e.principalArn),
+        name,
+      ).not.toContain(PATHLESS);
+
+      const apiWhatIf = whatIfApi(name);
+      const before = JSON.parse((await run(apiWhatIf, sb)).out) as { findings: JsonFinding[] };
+      // the check can fail: without the plan, API drops the legacy nodes
+      expect(
+        before.findings.map((f) => `${f.severity} ${f.ruleId} ${f.subject}`),
+        name,
+      ).toContain(`critical nodes/role-unauthorized ${LEGACY}`);
+      await applyPlan(name, plan, sb);
+      // EKS resolves the principal in IAM: the ARN as aws-auth spells it names no role
+      await expect(
+        eks(sb).send(
+          new CreateAccessEntryCommand({ clusterName: name, principalArn: PATHLESS, type: 'EC2_LINUX' }),
+        ),
+        name,
+      ).rejects.toMatchObject({
+        name: 'InvalidParameterException',
+        message: 'The specified principalArn is invalid: invalid principal.',
+      });
+      const after = await run(apiWhatIf, sb);
+      expect(after.err, name).toBe('');
+      const severe = (JSON.parse(after.out) as { findings: JsonFinding[] }).findings.filter(
+        (f) => f.severity === 'critical' || f.severity === 'high',
+      );
+      expect(
+        severe.map((f) => `${f.severity} ${f.ruleId} ${f.subject}`),
+        name,
+      ).toEqual([]);
+
+      // the one-way switch itself, in the sandbox: no principal loses access
+      await eks(sb).send(
+        new UpdateClusterConfigCommand({ name, accessConfig: { authenticationMode: 'API' } }),
+      );
+      await waitActive(eks(sb), name);
+      const switched = sb.timeline.filter(
+        (t) => t.what.startsWith(`${name}: authentication mode is now API`) && !t.what.includes('API_AND'),
+      );
+      expect(
+        switched.map((t) => t.what),
+        name,
+      ).toEqual([`${name}: authentication mode is now API`]);
+    }
   });
 });

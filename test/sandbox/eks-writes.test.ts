@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { loadScenarios } from '../../infra/sandbox/scenarios.ts';
 import { waitFor } from '../support/sandbox-https.ts';
-import { ACCOUNT, baseSnapshot, FARGATE_ROLE, REGION } from '../support/sandbox-seed.ts';
+import { ACCOUNT, baseSnapshot, FARGATE_ROLE, REGION, withIamRoles } from '../support/sandbox-seed.ts';
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => {
@@ -97,9 +97,9 @@ describe('sandbox EKS writes and their side effects', () => {
   });
 
   it('creates, updates, associates and disassociates access entries with EKS validation', async () => {
-    sandbox = await startSandbox({ clusters: [{ snapshot: baseSnapshot() }] });
-    const client = eks(sandbox);
     const arn = `arn:aws:iam::${ACCOUNT}:role/ops`;
+    sandbox = await startSandbox({ clusters: [{ snapshot: withIamRoles(baseSnapshot(), arn) }] });
+    const client = eks(sandbox);
     await client.send(new CreateAccessEntryCommand({ clusterName: 'prod', principalArn: arn }));
     await expect(
       client.send(new CreateAccessEntryCommand({ clusterName: 'prod', principalArn: arn })),
@@ -165,6 +165,53 @@ describe('sandbox EKS writes and their side effects', () => {
       policyArn: ADMIN_POLICY,
       accessScope: { type: 'cluster' },
     });
+  });
+});
+
+describe('sandbox CreateAccessEntry names a role as IAM has it', () => {
+  const PATH_ROLE = `arn:aws:iam::${ACCOUNT}:role/eks/legacy-node`;
+  const PATHLESS = `arn:aws:iam::${ACCOUNT}:role/legacy-node`;
+  const invalid = {
+    name: 'InvalidParameterException',
+    message: 'The specified principalArn is invalid: invalid principal.',
+    $metadata: { httpStatusCode: 400 },
+  };
+
+  it('refuses the path-less ARN of a role with a path, another path, and a role IAM does not have', async () => {
+    sandbox = await startSandbox({ clusters: [{ snapshot: withIamRoles(baseSnapshot(), PATH_ROLE) }] });
+    const client = eks(sandbox);
+    for (const principalArn of [
+      PATHLESS,
+      `arn:aws:iam::${ACCOUNT}:role/other/legacy-node`,
+      `arn:aws:iam::${ACCOUNT}:role/no-such-role`,
+      `arn:aws:iam::${ACCOUNT}:role/deleted-role`,
+    ]) {
+      await expect(
+        client.send(new CreateAccessEntryCommand({ clusterName: 'prod', principalArn, type: 'EC2_LINUX' })),
+        principalArn,
+      ).rejects.toMatchObject(invalid);
+    }
+    expect(sandbox.cluster('prod').accessEntries.map((e) => e.principalArn)).not.toContain(PATHLESS);
+    // nothing was created on the way: IAM still has no role of those names
+    expect(sandbox.iamRoles.get('no-such-role')).toBeUndefined();
+  });
+
+  it('accepts the role ARN with its exact path', async () => {
+    sandbox = await startSandbox({ clusters: [{ snapshot: withIamRoles(baseSnapshot(), PATH_ROLE) }] });
+    const out = await eks(sandbox).send(
+      new CreateAccessEntryCommand({ clusterName: 'prod', principalArn: PATH_ROLE, type: 'EC2_LINUX' }),
+    );
+    expect(out.accessEntry?.principalArn).toBe(PATH_ROLE);
+  });
+
+  it('keeps the path another source gave when a seed also names the role without it', async () => {
+    const seed = baseSnapshot();
+    if (seed.iamRoles.status !== 'ok' || seed.compute.status !== 'ok') throw new Error('seed');
+    // what a capture taken before paths were recorded holds: both spellings, neither with `path`
+    seed.compute.data.push({ kind: 'self-managed', id: 'i-0b1c2d3e4f5a60718', roleArn: PATH_ROLE });
+    seed.iamRoles.data.push({ arn: PATH_ROLE, state: 'exists' }, { arn: PATHLESS, state: 'exists' });
+    sandbox = await startSandbox({ clusters: [{ snapshot: seed }] });
+    expect(sandbox.iamRoles.get('legacy-node')).toMatchObject({ arn: PATH_ROLE, path: '/eks/' });
   });
 });
 

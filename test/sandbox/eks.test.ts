@@ -13,7 +13,14 @@ import {
 } from '@aws-sdk/client-eks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
-import { ACCOUNT, baseSnapshot, REGION, SHARED_ROLE, SOLO_ROLE } from '../support/sandbox-seed.ts';
+import {
+  ACCOUNT,
+  baseSnapshot,
+  REGION,
+  SHARED_ROLE,
+  SOLO_ROLE,
+  withIamRoles,
+} from '../support/sandbox-seed.ts';
 
 interface TrailEvent {
   detail: {
@@ -235,9 +242,9 @@ describe('sandbox EKS', () => {
   });
 
   it('records URL-encoded path parameters and a unique eventID per write', async () => {
-    sandbox = await startSandbox({ clusters: [{ snapshot: baseSnapshot() }] });
-    const client = eks(sandbox);
     const arn = `arn:aws:iam::${ACCOUNT}:role/new-team`;
+    sandbox = await startSandbox({ clusters: [{ snapshot: withIamRoles(baseSnapshot(), arn) }] });
+    const client = eks(sandbox);
     await client.send(
       new CreateAccessEntryCommand({ clusterName: 'prod', principalArn: arn, kubernetesGroups: ['devs'] }),
     );

@@ -148,3 +148,13 @@ export function baseSnapshot(
     },
   };
 }
+
+/** `s` with IAM roles at the paths their ARNs carry (CreateAccessEntry needs the role to exist). */
+export function withIamRoles(s: ClusterSnapshot, ...arns: string[]): ClusterSnapshot {
+  if (s.iamRoles.status !== 'ok') throw new Error('seed: iamRoles not ok');
+  for (const arn of arns) {
+    const resource = arn.slice(arn.indexOf(':role/') + ':role'.length);
+    s.iamRoles.data.push({ arn, state: 'exists', path: resource.slice(0, resource.lastIndexOf('/') + 1) });
+  }
+  return s;
+}

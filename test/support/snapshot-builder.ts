@@ -4,15 +4,18 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { rolePrincipals } from '../../shared/core/compute.ts';
 import type {
   AccessEntry,
   AuthenticationMode,
   ClusterSnapshot,
   ComputeNode,
   FargateProfile,
+  IamRole,
   ManagedField,
   Nodegroup,
 } from '../../shared/core/model.ts';
+import { parseArn } from '../../shared/core/principal.ts';
 
 export const ACCOUNT = '111122223333';
 export const NODE_ROLE = `arn:aws:iam::${ACCOUNT}:role/prod-node-role`;
@@ -98,6 +101,27 @@ export interface BuildOptions {
   nodegroups?: Nodegroup[];
   fargateProfiles?: FargateProfile[];
   compute?: ComputeNode[];
+  /** Default: every role of the account the sources name, with its path, as a capture records it. */
+  iamRoles?: IamRole[];
+}
+
+/** What GetRole tells of each role the snapshot names (state `exists`, the path its ARN carries). */
+export function capturedRoles(s: ClusterSnapshot): IamRole[] {
+  const ok = <T>(src: { status: string; data?: T } | undefined) =>
+    src?.status === 'ok' ? src.data : undefined;
+  return rolePrincipals(s.accountId, {
+    awsAuth: ok(s.awsAuth),
+    accessEntries: ok(s.accessEntries),
+    nodegroups: ok(s.nodegroups),
+    fargateProfiles: ok(s.fargateProfiles),
+    compute: ok(s.compute),
+    nodeClasses: ok(s.karpenterNodeClasses),
+  }).map((arn) => {
+    const resource = parseArn(arn)?.resource ?? 'role/';
+    const path = resource.slice('role'.length, resource.lastIndexOf('/') + 1);
+    // IAM paths are printable ASCII: a hostile ARN gets no path, as GetRole would not answer it
+    return /^(?:\/|\/[\x21-\x7E]+\/)$/.test(path) ? { arn, state: 'exists', path } : { arn, state: 'exists' };
+  });
 }
 
 /** A healthy CONFIG_MAP cluster with one managed node group of 2 nodes, unless told otherwise. */
@@ -107,7 +131,7 @@ export function buildSnapshot(o: BuildOptions = {}): ClusterSnapshot {
     ...(o.mapRoles !== undefined ? { mapRoles: o.mapRoles } : { mapRoles: nodeMapping() }),
     ...(o.mapUsers !== undefined ? { mapUsers: o.mapUsers } : {}),
   };
-  return {
+  const s: ClusterSnapshot = {
     schemaVersion: 1,
     capturedAt: '2026-11-20T10:00:00Z',
     accountId: ACCOUNT,
@@ -126,4 +150,6 @@ export function buildSnapshot(o: BuildOptions = {}): ClusterSnapshot {
     karpenterNodeClasses: { status: 'ok', data: [] },
     iamRoles: { status: 'ok', data: [] },
   };
+  s.iamRoles = { status: 'ok', data: o.iamRoles ?? capturedRoles(s) };
+  return s;
 }

@@ -13,6 +13,7 @@ import { assessSnapshot, sortFindings, whatIfChanges } from '../engine.ts';
 import type { AccessEntry, ClusterSnapshot, Finding, IamRole } from '../model.ts';
 import { severityRank } from '../model.ts';
 import { principalKey } from '../principal.ts';
+import { knownIamRole, type RoleArnIndex, roleArnIndex } from '../role-arn.ts';
 import {
   draftMappings,
   type MapRolesDraft,
@@ -230,11 +231,13 @@ function entryChangeOf(action: StepAction): EntryChange | undefined {
 /**
  * Consecutive access-entry changes on one working index instead of a copy of the whole cluster
  * per change (a plan can hold thousands). Each change still goes through `simulateChange`, on a
- * snapshot holding only the entry of its principal: EKS's entry operations look at that entry,
- * the mode and nothing else, so the outcome and the effects are the same.
+ * snapshot holding only the entry of its principal and, for a create, what IAM holds of its role
+ * (EKS refuses an ARN without the role's path): EKS's entry operations look at those and the
+ * mode, so the outcome and the effects are the same.
  */
 class EntryBatch {
   private readonly entries: Map<string, AccessEntry>;
+  private readonly roleArns: RoleArnIndex;
   /** What every change's snapshot keeps of `base`: the cluster's identity, mode and the like. */
   private readonly identity: Omit<
     ClusterSnapshot,
@@ -250,6 +253,7 @@ class EntryBatch {
     private readonly base: ClusterSnapshot & { accessEntries: { status: 'ok'; data: AccessEntry[] } },
   ) {
     this.entries = new Map(base.accessEntries.data.map((e) => [principalKey(e.principalArn), e]));
+    this.roleArns = roleArnIndex(base);
     const {
       karpenterNodeClasses: _k,
       podIdentityAssociations: _p,
@@ -266,6 +270,7 @@ class EntryBatch {
     const arn = change.kind === 'create-access-entry' ? change.entry.principalArn : change.principalArn;
     const key = principalKey(arn);
     const found = this.entries.get(key);
+    const role = change.kind === 'create-access-entry' ? knownIamRole(this.roleArns, arn) : undefined;
     const light: ClusterSnapshot = {
       ...this.identity,
       awsAuth: { status: 'absent' },
@@ -273,7 +278,7 @@ class EntryBatch {
       nodegroups: { status: 'ok', data: [] },
       fargateProfiles: { status: 'ok', data: [] },
       compute: { status: 'ok', data: [] },
-      iamRoles: { status: 'ok', data: [] },
+      iamRoles: { status: 'ok', data: role === undefined ? [] : [role] },
     };
     const sim = simulateChange(light, change);
     own.push(...sim.effects);

@@ -9,6 +9,7 @@ import {
   TIME_TO_IMPACT_FARGATE,
 } from '../remediation.ts';
 import { checkIdentity } from '../resolve.ts';
+import { entryArnOf } from '../role-arn.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 export const accessEntryDeletionUnauthorizes: Rule = {
@@ -54,6 +55,7 @@ export const accessEntryDeletionUnauthorizes: Rule = {
       }
     }
     if (monitorPrincipalArn && principalKey(monitorPrincipalArn) === key && after.state !== 'resolved') {
+      const entryArn = entryArnOf(b, change.principalArn, a);
       out.push({
         severity: 'critical',
         subject: change.principalArn,
@@ -65,10 +67,15 @@ export const accessEntryDeletionUnauthorizes: Rule = {
         remediation: {
           summary: "Re-create the monitor's access entry (see infra/ for the grant).",
           cli: [
-            eksCommand(a, 'create-access-entry', principalArnFlag(change.principalArn), {
-              flag: '--kubernetes-groups',
-              values: ['eks-auth-sentinel:readers'],
-            }),
+            eksCommand(
+              a,
+              'create-access-entry',
+              principalArnFlag(entryArn.known ? entryArn.arn : change.principalArn),
+              {
+                flag: '--kubernetes-groups',
+                values: ['eks-auth-sentinel:readers'],
+              },
+            ),
           ],
         },
       });

@@ -1,6 +1,7 @@
 import type { AccessScope } from '../model.ts';
 import { jsonText } from '../quote/json.ts';
 import { eksCommand, principalArnFlag } from '../remediation.ts';
+import { entryArnOf } from '../role-arn.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 const DNS_LABEL = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?$/;
@@ -33,12 +34,15 @@ export const accessEntryStalePrincipal: Rule = {
       const { entry, role } = dead;
       const arn = entry.principalArn;
       const arnFlag = principalArnFlag(arn);
+      // The role was re-created, perhaps under another IAM path: the new entry takes IAM's ARN.
+      const current = entryArnOf(a, arn);
+      const newFlag = principalArnFlag(current.known ? current.arn : arn);
       const standard = entry.type === 'STANDARD';
       const del = eksCommand(a, 'delete-access-entry', arnFlag);
       const create = eksCommand(
         a,
         'create-access-entry',
-        arnFlag,
+        newFlag,
         { flag: '--type', value: entry.type },
         ...(standard && entry.kubernetesGroups.length > 0
           ? [{ flag: '--kubernetes-groups', values: entry.kubernetesGroups }]
@@ -49,7 +53,7 @@ export const accessEntryStalePrincipal: Rule = {
         eksCommand(
           a,
           'associate-access-policy',
-          arnFlag,
+          newFlag,
           { flag: '--policy-arn', value: p.policyArn },
           { flag: '--access-scope', value: accessScopeArg(p.accessScope) },
         ),

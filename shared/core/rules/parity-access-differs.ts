@@ -1,5 +1,6 @@
 import { accessDifferences, accessGrants, grantFix } from '../parity.ts';
 import { eksCommand, principalArnFlag } from '../remediation.ts';
+import { entryArnOf } from '../role-arn.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 export const parityAccessDiffers: Rule = {
@@ -22,7 +23,8 @@ export const parityAccessDiffers: Rule = {
       const missing = grant.identity.accessPolicies.filter(
         (p) => !res.identity.accessPolicies.some((q) => q.policyArn === p.policyArn),
       );
-      const fix = grantFix(to, grant, missing);
+      const fix = grantFix(to, grant, missing, from);
+      const entry = entryArnOf(to, grant.arn, from);
       const groups = grant.identity.groups.filter((g) => !g.startsWith('system:'));
       out.push({
         severity: 'high',
@@ -50,10 +52,15 @@ export const parityAccessDiffers: Rule = {
                 cli: [
                   ...(groups.length > 0
                     ? [
-                        eksCommand(to, 'update-access-entry', principalArnFlag(grant.arn), {
-                          flag: '--kubernetes-groups',
-                          values: groups,
-                        }),
+                        eksCommand(
+                          to,
+                          'update-access-entry',
+                          principalArnFlag(entry.known ? entry.arn : grant.arn),
+                          {
+                            flag: '--kubernetes-groups',
+                            values: groups,
+                          },
+                        ),
                       ]
                     : []),
                   ...fix.cli.slice(1),

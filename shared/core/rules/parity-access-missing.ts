@@ -35,8 +35,8 @@ export const parityAccessMissing: Rule = {
         },
         remediation:
           grant.node && req
-            ? nodeAccessRemediation(to, grant.arn, req)
-            : grantFix(to, grant, grant.identity.accessPolicies),
+            ? nodeAccessRemediation(to, grant.arn, req, { knownIn: [from] })
+            : grantFix(to, grant, grant.identity.accessPolicies, from),
       });
     }
     return out;
