@@ -171,6 +171,18 @@ describe('whatif --terraform-plan', () => {
     });
   }
 
+  it('exits 2 on a plan with a wrong type in an attribute it reads, instead of "nothing auth-relevant"', async () => {
+    const plan = JSON.parse(readFileSync(join(REPO_ROOT, PLANS, 'a-delete-nodegroup-general.json'), 'utf8'));
+    plan.resource_changes[0].change.before.cluster_name = 7;
+    const { code, out, err } = await run(
+      ['whatif', '--snapshot', INCIDENTS[0].snapshot, '--terraform-plan', 'typed.json'],
+      { 'typed.json': JSON.stringify(plan) },
+    );
+    expect({ code, out }).toEqual({ code: 2, out: '' });
+    expect(err).toContain('expected a string');
+    expect(err).toContain('$.resource_changes[0].change.before.cluster_name');
+  });
+
   it('exits 2 on a ClusterSnapshot passed as the plan, saying which option it belongs to', async () => {
     const { code, err } = await run([
       'whatif',
