@@ -153,7 +153,7 @@ const SCENARIOS: Scenario[] = [
     },
     damage: /authentication mode is now API/,
     damageLabel: 'EKS switched the cluster to API mode',
-    severity: 'high',
+    severity: 'critical',
   },
   ...WORKLOAD_IDENTITY_SCENARIOS,
 ];

@@ -122,7 +122,7 @@ describe('whatif --terraform-plan', () => {
     expect(f?.evidence.planWindow).toBe('between-delete-and-create');
   });
 
-  it('exits 0 on incident e against a cluster whose node role has an access entry (developers only: high)', async () => {
+  it('exits 1 on incident e against a cluster whose node role has an access entry: developers alone lose access for good (critical)', async () => {
     const argv = [
       'whatif',
       '--snapshot',
@@ -130,8 +130,8 @@ describe('whatif --terraform-plan', () => {
       '--terraform-plan',
       `${PLANS}/e-auth-mode-to-api.json`,
     ];
-    expect((await run(argv)).code).toBe(0);
-    expect((await run([...argv, '--fail-on', 'high'])).code).toBe(1);
+    expect((await run(argv)).code).toBe(1);
+    expect((await run([...argv, '--fail-on', 'none'])).code).toBe(0);
   });
 
   it('exits 2 when the plan changes a cluster no snapshot was given for, naming it', async () => {

@@ -582,7 +582,6 @@ export function translatePlan(changes: readonly ResourceChange[]): TranslatedPla
   );
   for (const rc of sorted) {
     if (rc.mode !== 'managed') continue;
-    // Own keys only: a type named `__proto__` or `constructor` is no translator.
     const translate = Object.hasOwn(TRANSLATORS, rc.type) ? TRANSLATORS[rc.type] : undefined;
     if (translate === undefined) continue;
     if (rc.actions.every((a) => a === 'no-op' || a === 'read' || a === 'forget')) continue;
