@@ -14,7 +14,7 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { runSnapshot } from '../shared/app/run-snapshot.ts';
+import { IN_PROGRESS_MARGIN_MS, runSnapshot } from '../shared/app/run-snapshot.ts';
 import { parseWorkItem } from './lib/inputs.ts';
 import { logOutcome } from './lib/outcome-log.ts';
 import { coldStartConfig, logger, once } from './lib/runtime.ts';
@@ -76,7 +76,13 @@ async function workUntil(event: SQSEvent, budget: ItemBudget | undefined): Promi
       batchItemFailures.push({ itemIdentifier: record.messageId });
       continue;
     }
-    const options = budget === undefined ? {} : { deadline: budget.deadlineAt - budget.afterCaptureMs };
+    const options =
+      budget === undefined
+        ? {}
+        : {
+            deadline: budget.deadlineAt - budget.afterCaptureMs,
+            claimUntil: budget.deadlineAt + IN_PROGRESS_MARGIN_MS,
+          };
     try {
       await logOutcome(
         { done: 'snapshot evaluated', failed: 'snapshot failed', fields: (fields) => fields },

@@ -157,7 +157,7 @@ const SCENARIOS: Scenario[] = [
     },
     damage: /authentication mode is now API/,
     damageLabel: 'EKS switched the cluster to API mode',
-    severity: 'high',
+    severity: 'critical',
   },
   ...ACCESS_SCENARIOS.filter((s) => s.id === 'f'),
   ...WORKLOAD_IDENTITY_SCENARIOS,

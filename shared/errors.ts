@@ -61,6 +61,8 @@ export type SentinelErrorCode =
   | 'event-failed'
   /** `EventInProgressError`: another invocation holds the event's in-progress claim (retried after it expires). */
   | 'event-in-progress'
+  /** `FollowUpInProgressError`: another invocation holds a follow-up attempt's claim (retried after it expires). */
+  | 'follow-up-in-progress'
   /** `CliError`: bad usage or an unreadable input file of the CLI. */
   | 'usage';
 

@@ -1,4 +1,4 @@
-/** The snapshot worker's deps: the full capture, state and delivery, and the follow-up settings. */
+/** The snapshot worker's deps: the full capture, state and delivery, the follow-up settings and claims. */
 import type { SentinelConfig } from '../../shared/app/config.ts';
 import type { RunSnapshotDeps } from '../../shared/app/run-snapshot.ts';
 import { createCaptureWiring } from './capture.ts';
@@ -15,5 +15,7 @@ export function createWorkerWiring(config: SentinelConfig, env: Env): RunSnapsho
     clock: state.clock,
     monitorPrincipalArn: config.monitorPrincipalArn,
     followUp: { delaySeconds: config.followUpDelaySeconds, maxAttempts: config.followUpMaxAttempts },
+    idempotency: state.idempotency,
+    idempotencyTtlSeconds: config.idempotencyTtlSeconds,
   };
 }

@@ -58,7 +58,7 @@ import type {
 import { captureSnapshot } from './capture-snapshot.ts';
 import { type FannedOutCluster, handleAccountChange } from './handle-account-event.ts';
 import { kubeClusterRef, refreshVolatile, settle } from './read-sources.ts';
-import { SOURCE_UNAVAILABLE } from './run-snapshot.ts';
+import { IN_PROGRESS_MARGIN_MS, SOURCE_UNAVAILABLE } from './run-snapshot.ts';
 
 export interface HandleEksEventDeps {
   /** EKS readers per Region (DescribeCluster, access entries; the rest only to bootstrap). */
@@ -122,8 +122,8 @@ export class EventInProgressError extends SentinelError {
 }
 
 export const IDEMPOTENCY_PREFIX = 'cloudtrail:';
-/** The in-progress claim outlives the invocation's deadline by this much (clock skew, the runtime's own shutdown). */
-export const IN_PROGRESS_MARGIN_MS = 5_000;
+/** The in-progress claim outlives the invocation's deadline by this much (the worker's follow-up claims share it). */
+export { IN_PROGRESS_MARGIN_MS };
 /** Kept from the deadline for the alert and the follow-up (at most a third of the invocation). */
 export const DELIVERY_RESERVE_MS = 8_000;
 /** The budget when the caller gives no deadline (the onEksEvent timeout). */

@@ -20,6 +20,18 @@
  * fresh snapshot over it — one run without transition findings instead of a cluster that throws
  * on every run until someone deletes the object.
  *
+ * A follow-up is processed once per event, cluster and attempt, although the queue is
+ * at-least-once and an event attempt killed after queueing its follow-up is retried and queues it
+ * again (standard SQS has no deduplication): each follow-up item claims
+ * `followup:<eventID>:<account>/<region>/<cluster>:<attempt>` in the state table, with the event
+ * path's two states — `IN_PROGRESS` until just past this invocation's end (`options.claimUntil`),
+ * then `COMPLETED` for `idempotencyTtlSeconds`. A copy that finds it completed is a `duplicate`
+ * and does nothing (no capture, no notice, no next attempt), so one chain of re-checks goes on;
+ * one that finds it in progress throws (the message returns to the queue and comes back after
+ * the visibility timeout); a failure releases the claim. The claim is on the consumer's side
+ * because no order of "queue, then mark queued" on the producer's side survives a kill between
+ * the two.
+ *
  * A deadline (`options.deadline`, epoch ms) bounds the capture: the readers' retries stop there
  * (`capture.withDeadline`), and a source not read by then is `error` ("… deadline reached", naming
  * the operation), so the run still evaluates, alerts `monitor/source-unavailable` and stores — a
@@ -29,14 +41,21 @@
 import { hasSettled } from '../core/change.ts';
 import { assessSince, clusterUnreadableFinding } from '../core/engine.ts';
 import { fingerprintOf } from '../core/fingerprint.ts';
-import type { ClusterId, ClusterSnapshot, Finding, Trigger } from '../core/model.ts';
-import { safeErrorMessage } from '../errors.ts';
+import {
+  type ClusterId,
+  type ClusterSnapshot,
+  clusterIdKey,
+  type Finding,
+  type Trigger,
+} from '../core/model.ts';
+import { SentinelError, safeErrorMessage } from '../errors.ts';
 import type {
   CaptureDeps,
   Clock,
   ClusterWorkItem,
   Deliver,
   DeliverySummary,
+  IdempotencyStore,
   SnapshotStore,
   WorkQueue,
 } from '../ports.ts';
@@ -57,20 +76,27 @@ export interface RunSnapshotDeps {
   clock: Clock;
   monitorPrincipalArn: string;
   followUp: FollowUpSettings;
+  /** The follow-up claims (one per event, cluster and attempt). */
+  idempotency: IdempotencyStore;
+  idempotencyTtlSeconds: number;
 }
 
-export type FollowUpOutcome = 'settled' | 'requeued' | 'gave-up';
+/** `duplicate`: another copy of the same follow-up attempt was processed; this one did nothing. */
+export type FollowUpOutcome = 'settled' | 'requeued' | 'gave-up' | 'duplicate';
 
 export interface RunSnapshotResult {
   cluster: string;
   region: string;
-  outcome: 'evaluated' | 'unreadable' | 'cluster-gone';
+  outcome: 'evaluated' | 'unreadable' | 'cluster-gone' | 'duplicate';
   findings: number;
   /** `monitor/source-unavailable` findings (the monitor is blind there): the alarm's metric. */
   sourceUnavailable: number;
   delivery: DeliverySummary;
-  /** `unreadable`: a stored snapshot exists but could not be read or validated (treated as none). */
-  previous: 'found' | 'none' | 'unreadable';
+  /**
+   * `unreadable`: a stored snapshot exists but could not be read or validated (treated as none).
+   * Absent for a `duplicate`, which reads nothing.
+   */
+  previous?: 'found' | 'none' | 'unreadable';
   followUp?: FollowUpOutcome;
   error?: string;
 }
@@ -125,12 +151,74 @@ function keyOf(item: ClusterWorkItem): ClusterId {
 export interface RunSnapshotOptions {
   /** The capture's readers stop retrying here (epoch ms); none by default. */
   deadline?: number;
+  /**
+   * A follow-up's claim is in progress until then (epoch ms): just past the invocation's end, so
+   * a worker killed mid-item leaves a claim the redelivery can take again. Default: the clock's
+   * now plus `DEFAULT_CLAIM_MS`.
+   */
+  claimUntil?: number;
+}
+
+/** An in-progress claim outlives the invocation's end by this much (clock skew, the runtime's own shutdown). */
+export const IN_PROGRESS_MARGIN_MS = 5_000;
+/** The in-progress claim without a deadline: the worker's 300 s timeout and the margin. */
+export const DEFAULT_CLAIM_MS = 300_000 + IN_PROGRESS_MARGIN_MS;
+export const FOLLOW_UP_CLAIM_PREFIX = 'followup:';
+
+/** The claim of one follow-up attempt of one event on one cluster. */
+export function followUpClaimKey(
+  item: ClusterWorkItem & { followUp: NonNullable<ClusterWorkItem['followUp']> },
+) {
+  return `${FOLLOW_UP_CLAIM_PREFIX}${item.followUp.eventId}:${clusterIdKey(keyOf(item))}:${item.followUp.attempt}`;
+}
+
+/** Another invocation holds this follow-up attempt's claim: the message is retried after it expires. */
+export class FollowUpInProgressError extends SentinelError {
+  override readonly name = 'FollowUpInProgressError';
+  readonly code = 'follow-up-in-progress';
 }
 
 export async function runSnapshot(
   deps: RunSnapshotDeps,
   item: ClusterWorkItem,
   options: RunSnapshotOptions = {},
+): Promise<RunSnapshotResult> {
+  if (item.followUp === undefined) return evaluate(deps, item, options);
+  const key = followUpClaimKey({ ...item, followUp: item.followUp });
+  const claimed = await deps.idempotency.claim(key, {
+    inProgressUntil: options.claimUntil ?? deps.clock.now().getTime() + DEFAULT_CLAIM_MS,
+    ttlSeconds: deps.idempotencyTtlSeconds,
+  });
+  if (claimed === 'completed') {
+    return {
+      cluster: item.clusterName,
+      region: item.region,
+      outcome: 'duplicate',
+      findings: 0,
+      sourceUnavailable: 0,
+      delivery: NO_DELIVERY,
+      followUp: 'duplicate',
+    };
+  }
+  if (claimed === 'in-progress') {
+    throw new FollowUpInProgressError(
+      `follow-up ${item.followUp.attempt} of ${item.followUp.eventName} ${item.followUp.eventId} on ${item.region}/${item.clusterName} is being processed by another invocation`,
+    );
+  }
+  try {
+    const result = await evaluate(deps, item, options);
+    await deps.idempotency.complete(key, deps.idempotencyTtlSeconds);
+    return result;
+  } catch (error) {
+    await deps.idempotency.release(key).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function evaluate(
+  deps: RunSnapshotDeps,
+  item: ClusterWorkItem,
+  options: RunSnapshotOptions,
 ): Promise<RunSnapshotResult> {
   const key = keyOf(item);
   const trigger: Trigger = item.followUp === undefined ? 'schedule' : `event:${item.followUp.eventName}`;

@@ -1,12 +1,12 @@
 /**
- * Turns `whatif`'s change option into a `Change`, checked against the snapshot: a name that is
- * not there is a usage error, not an empty simulation.
+ * Turns `whatif`'s change option into a `Change`, checked against the snapshot: a node group,
+ * Fargate profile or access entry that is not there is a usage error, not an empty simulation. A
+ * role is different: it lives in IAM, not in the cluster, so one nothing uses is a real answer.
  */
-import { type Change, roleMatches, roleRefOfArn } from '../core/change.ts';
+import { type Change, roleRefOfArn } from '../core/change.ts';
 import { parseEksEvent } from '../core/cloudtrail.ts';
 import type { Actor, ClusterSnapshot, Source } from '../core/model.ts';
 import { principalKey } from '../core/principal.ts';
-import { roleArnsInUse } from '../core/workload-identity.ts';
 import type { WhatIfRequest } from './args.ts';
 import { CliError } from './errors.ts';
 import { inputName, loadJsonFile } from './inputs.ts';
@@ -89,13 +89,7 @@ export async function resolveWhatIf(
           `--delete-role needs an IAM role ARN (arn:aws:iam::<account>:role/<name>), not '${request.value}'`,
         );
       }
-      const users = roleArnsInUse(snapshot);
-      if (!users.some((arn) => roleMatches(arn, role))) {
-        throw new CliError(
-          `no node, Fargate profile, Pod Identity association or service account of cluster ${cluster} uses role ${request.value} (${have([...new Set(users)].sort())})`,
-          { where: snapshotPath },
-        );
-      }
+      // A role nothing uses is an answer ("nothing uses it", exit 0), not bad input: the simulation says so.
       return { kind: 'change', change: { kind: 'delete-role', role } };
     }
     case 'auth-mode':

@@ -11,8 +11,9 @@
  *   - a change evaluation (CloudTrail event) only opens or escalates;
  *   - findings of a change (what-if rules) resolve when the change has settled (`settled`) —
  *     silently when a state finding that confirms it is open (the prediction came true and the
- *     state finding now carries the alert, the damage still open): "resolved" is said only when
- *     the risk is really gone, never of a prediction that came true.
+ *     state finding now carries the alert, the damage still open), or when the settled change is
+ *     itself the damage (a person's deleted access entry: `Rule.settledIsDamage`): "resolved" is
+ *     said only when the risk is really gone, never of a prediction that came true.
  *
  * Prediction → confirmation: when a state finding opens while a change finding it confirms is open
  * (the change rule's `confirmedBy` names its rule, same subject), its notice is `confirmed` — "the
@@ -132,6 +133,8 @@ export function originOf(f: Finding): Origin {
 const CONFIRMED_BY = new Map<string, readonly string[] | undefined>(
   MONITOR_RULES.map((r) => [r.id, r.confirmedBy]),
 );
+/** Change rules whose change, once settled, is the damage itself (`Rule.settledIsDamage`). */
+const SETTLED_IS_DAMAGE = new Set(MONITOR_RULES.filter((r) => r.settledIsDamage).map((r) => r.id));
 
 /**
  * Whether the state finding `state` is the damage the change finding of `prediction` foretold:
@@ -285,7 +288,8 @@ export function planAlerts(input: LifecycleInput): LifecycleResult {
       .filter((r) => r.status === 'open' && r.origin === 'state')
       .map((r) => r.finding.subject.toLowerCase()),
   );
-  const cameTrue = (r: AlertRecord) => openStateSubjects.has(r.finding.subject.toLowerCase());
+  const cameTrue = (r: AlertRecord) =>
+    SETTLED_IS_DAMAGE.has(r.finding.ruleId) || openStateSubjects.has(r.finding.subject.toLowerCase());
   for (const r of byPrint.values()) {
     // Absorbed into a digest: closed silently, its pending notices dropped (the digest carries them).
     if (

@@ -148,3 +148,59 @@ export function handler<S extends z.ZodMiniType<RecordHeader>>(
     return { ok: true, header: parsed.data, change: build(parsed.data) };
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Can the record be trusted to be a call that succeeded?
+
+/** The services whose write calls the monitor handles, by the record's `eventSource`. */
+export const RECORD_SOURCES = { 'eks.amazonaws.com': 'eks', 'iam.amazonaws.com': 'iam' } as const;
+
+export type RecordStanding =
+  | { kind: 'write'; service: 'eks' | 'iam' }
+  | { kind: 'ignored'; reason: string }
+  | { kind: 'invalid'; reason: string };
+
+/**
+ * What the record's envelope fields say, read as CloudTrail documents them ("CloudTrail record
+ * contents", docs.aws.amazon.com/awscloudtrail/latest/userguide/cloudtrail-event-reference-record-contents.html):
+ * `eventSource` is in every record (Optional: False); `errorCode` and `errorMessage` only in the
+ * record of a call that returned an error; `readOnly` is `true` or `false`. A value outside that
+ * (no `eventSource`, `errorCode: ""` or `null`, `readOnly: "true"`) is no CloudTrail record as
+ * written, so nothing says the call succeeded: the record is invalid, with the field named, and
+ * never handled as a change. `at` turns a field into its JSON path.
+ */
+export function standingOf(
+  record: Record<string, unknown>,
+  at: (segments: Segments) => string,
+): RecordStanding {
+  const { eventSource, errorCode, errorMessage, readOnly } = record;
+  const invalid = (field: string, what: string): RecordStanding => ({
+    kind: 'invalid',
+    reason: `${at([field])}: ${what}`,
+  });
+  if (eventSource === undefined)
+    return invalid(
+      'eventSource',
+      'required string is missing (CloudTrail names the service of every call; without it the record is neither an EKS nor an IAM call)',
+    );
+  if (typeof eventSource !== 'string' || !Object.hasOwn(RECORD_SOURCES, eventSource))
+    return { kind: 'ignored', reason: `not an EKS or IAM call (eventSource ${quote(eventSource)})` };
+  if (errorCode !== undefined) {
+    if (typeof errorCode === 'string' && errorCode !== '')
+      return { kind: 'ignored', reason: `the call failed: ${toOneLine(errorCode, 80)}` };
+    return invalid(
+      'errorCode',
+      `expected the error code of a failed call, got ${errorCode === '' ? 'an empty string' : quote(errorCode)} (CloudTrail writes errorCode only when the call failed, so this record cannot be trusted to be a call that succeeded)`,
+    );
+  }
+  if (errorMessage !== undefined)
+    return invalid(
+      'errorMessage',
+      'present without errorCode (CloudTrail writes both only when the call failed, so this record cannot be trusted to be a call that succeeded)',
+    );
+  if (readOnly !== undefined && typeof readOnly !== 'boolean')
+    return invalid('readOnly', `expected true or false, got ${quote(readOnly)}`);
+  if (readOnly === true)
+    return { kind: 'ignored', reason: `${String(record.eventName)} is a read-only call` };
+  return { kind: 'write', service: RECORD_SOURCES[eventSource as keyof typeof RECORD_SOURCES] };
+}

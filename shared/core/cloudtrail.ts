@@ -10,7 +10,8 @@
  * - the cluster name is `requestParameters.name`, older records `clusterName`, else any
  *   `responseElements.*.clusterName`;
  * - path parameters (`principalArn`, `policyArn`) arrive URL-encoded: decoded when they hold `%`;
- * - calls that failed (`errorCode`) are ignored;
+ * - calls that failed (`errorCode`) are ignored; a record whose `eventSource`, `errorCode`,
+ *   `errorMessage` or `readOnly` is not as CloudTrail writes it is invalid (`standingOf`);
  * - response timestamps arrive as epoch seconds (or ISO strings) and are normalised to ISO 8601.
  */
 
@@ -34,6 +35,7 @@ import {
   ROLE_ARN,
   required,
   type Segments,
+  standingOf,
   toIsoTimestamp,
 } from './cloudtrail-helpers.ts';
 import { eventSchemas } from './cloudtrail-schemas.ts';
@@ -55,7 +57,7 @@ import {
   type AuthenticationMode,
   type ClusterId,
 } from './model.ts';
-import { formatJsonPath, toOneLine } from './snapshot-schema.ts';
+import { formatJsonPath } from './snapshot-schema.ts';
 
 export const HANDLED_EKS_EVENTS = [
   'DeleteNodegroup',
@@ -414,18 +416,10 @@ export function parseEksEvent(input: unknown): EksEventParse {
     ...(eventId === undefined ? {} : { eventId }),
   });
 
-  const iam = record.eventSource === 'iam.amazonaws.com';
-  if (record.eventSource !== undefined && record.eventSource !== 'eks.amazonaws.com' && !iam) {
-    return ignored(`not an EKS or IAM call (eventSource ${quote(record.eventSource)})`);
-  }
-  if (record.errorCode !== undefined && record.errorCode !== null && record.errorCode !== '') {
-    return ignored(
-      typeof record.errorCode === 'string'
-        ? `the call failed: ${toOneLine(record.errorCode, 80)}`
-        : `the call failed (errorCode is ${quote(record.errorCode)}, not a string)`,
-    );
-  }
-  if (record.readOnly === true) return ignored(`${eventName} is a read-only call`);
+  const standing = standingOf(record, at);
+  if (standing.kind === 'invalid') return { kind: 'invalid', reason: standing.reason };
+  if (standing.kind === 'ignored') return ignored(standing.reason);
+  const iam = standing.service === 'iam';
   if (iam ? !isHandledIam(eventName) : !isHandled(eventName)) {
     return ignored(`${eventName} is not an ${iam ? 'IAM' : 'EKS'} call the monitor handles`);
   }

@@ -6,8 +6,11 @@
  * policy granted `eks-auth:AssumeRoleForPodIdentity`), the simulation takes the reading that loses
  * more access and marks it `assumed`, as simulate.ts does.
  */
+
+import { parseAwsAuthShared } from './aws-auth/index.ts';
 import { type Change, POD_IDENTITY_AGENT_ADDON, roleMatches } from './change.ts';
 import type { ClusterSnapshot, PodIdentityAssociation } from './model.ts';
+import { roleArnsInUse } from './workload-identity.ts';
 
 export type WorkloadIdentityChange = Extract<
   Change,
@@ -65,6 +68,31 @@ function usersOfRole(s: ClusterSnapshot, match: (arn: string) => boolean): strin
     }
   }
   return users;
+}
+
+/**
+ * Whether any source of the snapshot names the role, and which sources could not be read (so
+ * "nothing names it" is never said of a source that was not looked at).
+ */
+function roleUse(s: ClusterSnapshot, match: (arn: string) => boolean): { named: boolean; unread: string[] } {
+  const sources: ReadonlyArray<[string, { status: string } | undefined]> = [
+    ['node groups', s.nodegroups],
+    ['nodes', s.compute],
+    ['Karpenter node classes', s.karpenterNodeClasses],
+    ['Fargate profiles', s.fargateProfiles],
+    ['Pod Identity associations', s.podIdentityAssociations],
+    ['service accounts', s.serviceAccounts],
+    ['IAM roles', s.iamRoles],
+    ['access entries', s.accessEntries],
+    ['aws-auth', s.awsAuth],
+  ];
+  const unread = sources.filter(([, source]) => source?.status === 'error').map(([name]) => name);
+  const awsAuth = s.awsAuth.status === 'ok' ? parseAwsAuthShared(s.awsAuth.data.data).roles : [];
+  const named =
+    roleArnsInUse(s).some(match) ||
+    (s.accessEntries.status === 'ok' && s.accessEntries.data.some((e) => match(e.principalArn))) ||
+    awsAuth.some((m) => m.rolearn !== undefined && match(m.rolearn.trim()));
+  return { named, unread };
 }
 
 function who(users: string[]): string {
@@ -199,6 +227,18 @@ export function simulateWorkloadIdentityChange(
     case 'delete-role': {
       const role = change.role;
       const match = (arn: string) => roleMatches(arn, role);
+      const use = roleUse(s, match);
+      if (!use.named) {
+        // Nothing to simulate, and still an answer: automation asking "may this role go?" gets a yes.
+        const what = `role ${role.roleName} of account ${role.accountId}`;
+        effect(
+          use.unread.length === 0
+            ? `Nothing in cluster ${s.clusterName} uses ${what}: no node group, node, Karpenter node class, Fargate profile, Pod Identity association, service account, access entry or aws-auth mapping names it`
+            : `Nothing read of cluster ${s.clusterName} uses ${what}; not read, so unknown: ${use.unread.join(', ')}`,
+          use.unread.length > 0,
+        );
+        break;
+      }
       if (s.iamRoles.status === 'ok') {
         const known = s.iamRoles.data.some((r) => match(r.arn));
         s.iamRoles = {

@@ -86,6 +86,8 @@ describe('an alert storm of 6,000 malformed aws-auth entries (issue 8 case 5)', 
       clock: h.cluster.clock,
       monitorPrincipalArn: MONITOR,
       followUp: { delaySeconds: 60, maxAttempts: 3 },
+      idempotency: h.idempotency,
+      idempotencyTtlSeconds: 86_400,
     };
     const run = () => {
       h.cluster.clock.advance(300_000);

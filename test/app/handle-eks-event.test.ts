@@ -33,6 +33,8 @@ function setup(options: { stored?: boolean } = {}) {
         clock: h.cluster.clock,
         monitorPrincipalArn: MONITOR,
         followUp: { delaySeconds: 60, maxAttempts: 3 },
+        idempotency: h.idempotency,
+        idempotencyTtlSeconds: 86_400,
       },
       { ...KEY, reason: 'schedule' },
     );
@@ -219,5 +221,56 @@ describe('handleEksEvent: one deadline for the invocation (issue 8 case 4)', () 
     expect(result).toMatchObject({ outcome: 'alerted', staleSources: ['awsAuth'] });
     expect(criticalOf(h.slack.delivered)).toContain('nodegroup/deletion-orphans-role');
     expect([...h.idempotency.claims.values()].map((c) => c.status)).toEqual(['COMPLETED']);
+  });
+});
+
+describe('handleEksEvent: an attempt killed after queueing its follow-up, then retried', () => {
+  it('leaves exactly one chain of follow-up re-checks: the second copy of attempt 1 does nothing', async () => {
+    const { h, deps, ready } = setup();
+    await ready;
+    const record = loadRecord('delete-nodegroup');
+    const eventId = (record.detail as { eventID: string }).eventID;
+    // 1. The first attempt alerts and queues its follow-up, then dies before marking the event
+    //    completed (a timeout or an out-of-memory): its claim stays in progress.
+    const killed = {
+      ...deps,
+      idempotency: { ...deps.idempotency, complete: () => new Promise<never>(() => undefined) },
+    };
+    void handleEksEvent(killed, record);
+    while (h.queue.sent.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 20));
+    const claim = h.idempotency.claims.get(`cloudtrail:${eventId}`);
+    expect(claim?.status).toBe('IN_PROGRESS');
+    // 2. EventBridge retries the asynchronous invocation after the claim's in-progress expiry.
+    const expiry = claim?.until ?? 0;
+    h.cluster.clock.set(new Date(Math.max(expiry + 1, h.cluster.clock.now().getTime())).toISOString());
+    const retry = await handleEksEvent(deps, structuredClone(record));
+    expect(retry.outcome).toBe('alerted');
+    expect(h.queue.sent.map((s) => s.item.followUp?.attempt)).toEqual([1, 1]);
+
+    // 3. The worker drains the queue; EKS's side effect never shows, so the chain runs to its end.
+    const worker = {
+      capture: h.cluster.deps,
+      snapshots: h.snapshots,
+      deliver: h.deliver,
+      queue: h.queue,
+      clock: h.cluster.clock,
+      monitorPrincipalArn: MONITOR,
+      followUp: { delaySeconds: 60, maxAttempts: 3 },
+      idempotency: h.idempotency,
+      idempotencyTtlSeconds: 86_400,
+    };
+    const processed: number[] = [];
+    let duplicates = 0;
+    for (let next = 0; next < h.queue.sent.length; next++) {
+      const item = h.queue.sent[next]?.item;
+      if (item?.followUp === undefined) continue;
+      h.cluster.clock.advance(60_000);
+      const result = await runSnapshot(worker, item);
+      if (result.outcome === 'duplicate') duplicates++;
+      else processed.push(item.followUp.attempt);
+    }
+    expect(processed).toEqual([1, 2, 3]);
+    expect(duplicates).toBe(1);
   });
 });

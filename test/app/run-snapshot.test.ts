@@ -15,6 +15,8 @@ function worker(h: ReturnType<typeof createHarness>) {
     clock: h.cluster.clock,
     monitorPrincipalArn: MONITOR,
     followUp: { delaySeconds: 60, maxAttempts: 3 },
+    idempotency: h.idempotency,
+    idempotencyTtlSeconds: 86_400,
   };
   return (item: ClusterWorkItem = scheduled) => {
     h.cluster.clock.advance(300_000);
@@ -105,9 +107,89 @@ describe('runSnapshot', () => {
     expect(h.queue.sent[0]?.item.followUp?.attempt).toBe(2);
 
     h.cluster.state.nodegroups = { status: 'ok', data: [] };
-    const second = await run(item);
+    const next = h.queue.sent[0]?.item;
+    if (next === undefined) throw new Error('no follow-up queued');
+    const second = await run(next);
     expect(second.followUp).toBe('settled');
     expect(h.queue.sent).toHaveLength(1);
+  });
+
+  it('processes each follow-up attempt once: a second copy of it (a retried event queued it again) does nothing', async () => {
+    const h = createHarness(loadScenario('a-karpenter-shares-last-nodegroup-role'));
+    const run = worker(h);
+    const item: ClusterWorkItem = {
+      ...KEY,
+      reason: 'follow-up',
+      followUp: {
+        eventId: 'e-1',
+        eventName: 'DeleteNodegroup',
+        change: { kind: 'delete-nodegroup', nodegroupName: 'general', nodeRole: NODE_ROLE },
+        fingerprints: ['f-1'],
+        attempt: 1,
+      },
+    };
+    expect((await run(item)).followUp).toBe('requeued');
+    const sent = h.sns.delivered.length;
+    const copy = await run(structuredClone(item));
+    expect(copy).toMatchObject({ outcome: 'duplicate', followUp: 'duplicate', findings: 0 });
+    expect(h.queue.sent.map((s) => s.item.followUp?.attempt)).toEqual([2]);
+    expect(h.sns.delivered.length).toBe(sent);
+    // The same event on another cluster is another chain.
+    const other = { ...item, clusterName: 'staging' };
+    expect((await run(other)).outcome).not.toBe('duplicate');
+  });
+
+  it('gives a follow-up claim back when its run fails, so the redelivered message is processed', async () => {
+    const h = createHarness(loadScenario('a-karpenter-shares-last-nodegroup-role'));
+    const item: ClusterWorkItem = {
+      ...KEY,
+      reason: 'follow-up',
+      followUp: {
+        eventId: 'e-2',
+        eventName: 'DeleteNodegroup',
+        change: { kind: 'delete-nodegroup', nodegroupName: 'general', nodeRole: NODE_ROLE },
+        fingerprints: [],
+        attempt: 1,
+      },
+    };
+    const failing = {
+      capture: h.cluster.deps,
+      snapshots: { ...h.snapshots, put: () => Promise.reject(new Error('S3 down')) },
+      deliver: h.deliver,
+      queue: h.queue,
+      clock: h.cluster.clock,
+      monitorPrincipalArn: MONITOR,
+      followUp: { delaySeconds: 60, maxAttempts: 3 },
+      idempotency: h.idempotency,
+      idempotencyTtlSeconds: 86_400,
+    };
+    await expect(runSnapshot(failing, item)).rejects.toThrow('S3 down');
+    expect((await worker(h)(item)).outcome).toBe('evaluated');
+  });
+
+  it('leaves a follow-up another invocation holds to the queue (it throws), and takes it once that claim expired', async () => {
+    const h = createHarness(loadScenario('a-karpenter-shares-last-nodegroup-role'));
+    const item: ClusterWorkItem = {
+      ...KEY,
+      reason: 'follow-up',
+      followUp: {
+        eventId: 'e-3',
+        eventName: 'DeleteNodegroup',
+        change: { kind: 'delete-nodegroup', nodegroupName: 'general', nodeRole: NODE_ROLE },
+        fingerprints: [],
+        attempt: 1,
+      },
+    };
+    const now = h.cluster.clock.now().getTime();
+    // A worker killed mid-item: its claim is in progress until just past its invocation's end.
+    await h.idempotency.claim(`followup:e-3:${KEY.accountId}/${KEY.region}/${KEY.clusterName}:1`, {
+      inProgressUntil: now + 600_000,
+      ttlSeconds: 86_400,
+    });
+    const run = worker(h);
+    await expect(run(item)).rejects.toThrow('is being processed by another invocation');
+    h.cluster.clock.advance(600_000);
+    expect((await run(item)).outcome).toBe('evaluated');
   });
 
   it('gives up after the last attempt (and stops re-enqueueing)', async () => {

@@ -51,6 +51,8 @@ function setup(body: string) {
         clock: h.cluster.clock,
         monitorPrincipalArn: MONITOR,
         followUp: { delaySeconds: 60, maxAttempts: 3 },
+        idempotency: h.idempotency,
+        idempotencyTtlSeconds: 86_400,
       },
       { ...KEY, reason: 'schedule' },
     );

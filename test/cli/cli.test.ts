@@ -463,7 +463,12 @@ describe('runCli with the engine (scenarios)', () => {
     );
     expect(out).toContain('ip-10-0-45-17.eu-west-1.compute.internal');
     expect(out).toContain('aws eks create-access-entry');
-    expect(out).toMatch(/What-if: switch authentication mode to API — 1 finding \(1 high\)/);
+    // the switch that drops developers (mapped only in aws-auth) is shown whole too: critical
+    expect(out).toMatch(
+      /What if: switch authentication mode to API[\s\S]*CRITICAL {2}cluster\/auth-mode-drops-principals/,
+    );
+    // below critical, a what-if is one line
+    expect(out).toMatch(/What-if: delete node group general — 1 finding \(1 info\)/);
   });
 
   it('demo exits 1 with --fail-on critical, since some scenarios have critical findings', async () => {

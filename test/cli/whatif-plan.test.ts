@@ -122,7 +122,7 @@ describe('whatif --terraform-plan', () => {
     expect(f?.evidence.planWindow).toBe('between-delete-and-create');
   });
 
-  it('exits 0 on incident e against a cluster whose node role has an access entry (developers only: high)', async () => {
+  it('exits 1 on incident e against a cluster whose node role has an access entry: developers alone lose access for good (critical)', async () => {
     const argv = [
       'whatif',
       '--snapshot',
@@ -130,8 +130,8 @@ describe('whatif --terraform-plan', () => {
       '--terraform-plan',
       `${PLANS}/e-auth-mode-to-api.json`,
     ];
-    expect((await run(argv)).code).toBe(0);
-    expect((await run([...argv, '--fail-on', 'high'])).code).toBe(1);
+    expect((await run(argv)).code).toBe(1);
+    expect((await run([...argv, '--fail-on', 'none'])).code).toBe(0);
   });
 
   it('exits 2 when the plan changes a cluster no snapshot was given for, naming it', async () => {
@@ -170,6 +170,18 @@ describe('whatif --terraform-plan', () => {
       expect(err).toContain(where);
     });
   }
+
+  it('exits 2 on a plan with a wrong type in an attribute it reads, instead of "nothing auth-relevant"', async () => {
+    const plan = JSON.parse(readFileSync(join(REPO_ROOT, PLANS, 'a-delete-nodegroup-general.json'), 'utf8'));
+    plan.resource_changes[0].change.before.cluster_name = 7;
+    const { code, out, err } = await run(
+      ['whatif', '--snapshot', INCIDENTS[0].snapshot, '--terraform-plan', 'typed.json'],
+      { 'typed.json': JSON.stringify(plan) },
+    );
+    expect({ code, out }).toEqual({ code: 2, out: '' });
+    expect(err).toContain('expected a string');
+    expect(err).toContain('$.resource_changes[0].change.before.cluster_name');
+  });
 
   it('exits 2 on a ClusterSnapshot passed as the plan, saying which option it belongs to', async () => {
     const { code, err } = await run([

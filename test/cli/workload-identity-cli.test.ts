@@ -229,13 +229,56 @@ describe('whatif --delete-role', () => {
     expect(f.blastRadius.serviceAccounts).toEqual(['apps/web']);
   });
 
-  it('refuses a role nothing in the cluster uses, and a string that is no role ARN (exit 2)', async () => {
-    const unused = await run(
-      ['whatif', '--snapshot', 's.json', '--delete-role', `arn:aws:iam::${ACCOUNT}:role/nobody`],
-      { 's.json': irsaSnapshot() },
+  it('answers that nothing in the cluster uses a role, with exit 0, in every format', async () => {
+    const nobody = `arn:aws:iam::${ACCOUNT}:role/team/nobody`;
+    for (const format of ['text', 'markdown', 'json']) {
+      const r = await run(['whatif', '--snapshot', 's.json', '--delete-role', nobody, '--format', format], {
+        's.json': irsaSnapshot(),
+      });
+      expect({ format, code: r.code, err: r.err }).toEqual({ format, code: 0, err: '' });
+      const text = format === 'json' ? JSON.parse(r.out).effects[0].summary : r.out.replace(/\s+/g, ' ');
+      expect(text).toContain(`Nothing in cluster prod uses role nobody of account ${ACCOUNT}`);
+      if (format === 'json') expect(JSON.parse(r.out).findings).toEqual([]);
+    }
+  });
+
+  it('says which sources it could not read instead of "nothing uses it"', async () => {
+    const s = { ...irsaSnapshot(), compute: { status: 'error' as const, error: 'AccessDenied' } };
+    const r = await run(
+      [
+        'whatif',
+        '--snapshot',
+        's.json',
+        '--delete-role',
+        `arn:aws:iam::${ACCOUNT}:role/nobody`,
+        '--format',
+        'json',
+      ],
+      { 's.json': s },
     );
-    expect(unused.code).toBe(2);
-    expect(unused.err).toContain('uses role');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).effects).toEqual([
+      {
+        summary: `Nothing read of cluster prod uses role nobody of account ${ACCOUNT}; not read, so unknown: nodes`,
+        assumed: true,
+      },
+    ]);
+  });
+
+  it('still simulates a role only aws-auth or an access entry names (a human principal)', async () => {
+    const human = `arn:aws:iam::${ACCOUNT}:role/ci-deploy`;
+    const s = irsaSnapshot({
+      entries: [
+        { principalArn: human, type: 'STANDARD', kubernetesGroups: ['deployers'], accessPolicies: [] },
+      ],
+    });
+    const r = await run(['whatif', '--snapshot', 's.json', '--delete-role', human, '--format', 'json'], {
+      's.json': s,
+    });
+    expect(JSON.parse(r.out).effects[0].summary).not.toContain('Nothing');
+  });
+
+  it('refuses a string that is no role ARN (exit 2)', async () => {
     const bad = await run(['whatif', '--snapshot', 's.json', '--delete-role', 'nobody'], {
       's.json': irsaSnapshot(),
     });

@@ -218,6 +218,29 @@ describe('planAlerts', () => {
     ]);
   });
 
+  it('never says "resolved" of a deleted access entry that locked a person out, once the deletion settled', () => {
+    const admin = 'arn:aws:iam::111122223333:role/platform-admin';
+    const before = buildSnapshot({
+      mode: 'API',
+      entries: [ec2Entry(), ec2Entry(admin, { type: 'STANDARD', kubernetesGroups: ['admins'] })],
+    });
+    const predicted = whatIf(before, { kind: 'delete-access-entry', principalArn: admin }).findings;
+    expect(predicted.map((f) => [f.ruleId, f.severity])).toEqual([
+      ['access-entry/deletion-locks-out', 'critical'],
+    ]);
+    const afterEvent = deliverAll(run([], predicted, { kind: 'change' }));
+    // The follow-up finds the entry gone: the change settled, and it was the damage itself.
+    const settled = run(afterEvent, [], {
+      kind: 'settled',
+      fingerprints: predicted.map((f) => f.fingerprint),
+    });
+    expect(settled.outbox.sns).toEqual([]);
+    expect(settled.outbox.slack).toEqual([]);
+    expect(settled.records.find((r) => r.ruleId === 'access-entry/deletion-locks-out')?.status).toBe(
+      'resolved',
+    );
+  });
+
   it('reports a removed mapping once and closes it silently on the next evaluation', () => {
     const before = buildSnapshot({ mapRoles: nodeMapping() + adminMapping() });
     const after = buildSnapshot();

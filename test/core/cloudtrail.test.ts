@@ -270,7 +270,7 @@ describe('parseEksEvent', () => {
     expect(reasonOf(event, 'ignored')).toBe('the call failed: AccessDenied');
   });
 
-  it('ignores a failed call whose errorCode is not a string, without stringifying it', () => {
+  it('refuses a record whose errorCode is not a string, without stringifying it', () => {
     // fast-check counterexample: String({ toString: false }) throws "Cannot convert object to primitive value"
     for (const [errorCode, what] of [
       [{ toString: false }, 'an object'],
@@ -280,7 +280,9 @@ describe('parseEksEvent', () => {
     ] as const) {
       const event = fixture('delete-nodegroup');
       event.detail.errorCode = errorCode;
-      expect(reasonOf(event, 'ignored')).toBe(`the call failed (errorCode is ${what}, not a string)`);
+      expect(reasonOf(event, 'invalid')).toMatch(
+        new RegExp(`^\\$\\.detail\\.errorCode: expected the error code of a failed call, got ${what} \\(`),
+      );
     }
   });
 

@@ -36,6 +36,18 @@ const withKarpenter = (o: Parameters<typeof buildSnapshot>[0] = {}) =>
 const DEVELOPERS = `arn:aws:iam::${ACCOUNT}:role/developers`;
 const developersMapping = () =>
   `- rolearn: ${DEVELOPERS}\n  username: "developer:{{SessionName}}"\n  groups:\n    - dev-team\n`;
+const developersEntry = () =>
+  ec2Entry(DEVELOPERS, {
+    type: 'STANDARD',
+    username: 'developer',
+    kubernetesGroups: ['dev-team'],
+    accessPolicies: [
+      {
+        policyArn: 'arn:aws:eks::aws:cluster-access-policy/AmazonEKSViewPolicy',
+        accessScope: { type: 'namespace', namespaces: ['dev'] },
+      },
+    ],
+  });
 /** A cluster in API mode whose aws-auth still maps `developers`, with the given access entries. */
 const apiModeWithDevelopers = (entries = [ec2Entry()]) =>
   buildSnapshot({ mode: 'API', mapRoles: nodeMapping() + developersMapping(), entries });
@@ -76,6 +88,23 @@ const CASES: Record<string, RuleCases> = {
         kind: 'delete-access-entry',
         principalArn: NODE_ROLE,
       }),
+  },
+  'access-entry/deletion-locks-out': {
+    fires: () =>
+      predict(buildSnapshot({ mode: 'API', entries: [ec2Entry(), developersEntry()] }), {
+        kind: 'delete-access-entry',
+        principalArn: DEVELOPERS,
+      }),
+    // aws-auth still maps the role, and the mode still reads it: nobody is locked out.
+    silent: () =>
+      predict(
+        buildSnapshot({
+          mode: 'API_AND_CONFIG_MAP',
+          mapRoles: nodeMapping() + developersMapping(),
+          entries: [ec2Entry(), developersEntry()],
+        }),
+        { kind: 'delete-access-entry', principalArn: DEVELOPERS },
+      ),
   },
   'cluster/auth-mode-drops-principals': {
     fires: () =>
@@ -447,7 +476,8 @@ describe('cluster/api-mode-ignores-aws-auth', () => {
 
   it('names who lost access and gives the access entry with the username aws-auth had', () => {
     const [f] = of(assess(apiModeWithDevelopers()));
-    expect(f?.severity).toBe('high');
+    // Critical for people alone too: the mode cannot be switched back.
+    expect(f?.severity).toBe('critical');
     expect(f?.subject).toBe(`arn:aws:eks:eu-west-1:${ACCOUNT}:cluster/prod`);
     expect(f?.title).toBe(
       'prod runs in API mode: 1 principal(s) mapped only in aws-auth have lost access (role developers)',
@@ -458,7 +488,7 @@ describe('cluster/api-mode-ignores-aws-auth', () => {
     expect(f?.remediation?.terraform).toContain('user_name         = "developer:{{SessionName}}"');
   });
 
-  it('is critical when node roles are among them, and counts their nodes', () => {
+  it('counts the nodes when node roles are among them', () => {
     const [f] = of(assess(apiModeWithDevelopers([])));
     expect(f?.severity).toBe('critical');
     expect(f?.title).toContain('2 principal(s)');

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { type AttributeType, READ_ATTRIBUTES } from '../../shared/core/terraform-plan/attributes.ts';
 import { isValidPlan, planSchema } from '../../shared/core/terraform-plan/schema.ts';
 
 /**
@@ -25,30 +26,87 @@ function withoutAbsent(o: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== ABSENT));
 }
 
-const change = field(
-  fc
-    .record({
-      actions: field(actions),
-      before: field(fc.constant({ a: 1 })),
-      after: field(fc.constant(null)),
-      after_unknown: field(fc.constant({})),
-    })
-    .map(withoutAbsent),
-);
+/** A value of the attribute's type, as Terraform prints it. */
+function goodValue(t: AttributeType): fc.Arbitrary<unknown> {
+  if (t === 'string') return fc.constantFrom('prod', '', 'arn:aws:iam::111122223333:role/x');
+  if (t === 'bool') return fc.boolean();
+  if (t === 'strings') return fc.array(fc.constantFrom('a', 'system:nodes'), { maxLength: 2 });
+  if (t === 'string-map') return fc.dictionary(fc.constantFrom('mapRoles', '__proto__', 'k'), fc.string());
+  return fc.array(attributes(t.block, goodValue), { maxLength: 2 });
+}
+
+/** An `after_unknown` mark of the attribute's type. */
+function goodMark(t: AttributeType): fc.Arbitrary<unknown> {
+  if (t === 'string' || t === 'bool') return fc.boolean();
+  if (t === 'strings') return fc.oneof(fc.boolean(), fc.array(fc.boolean(), { maxLength: 2 }));
+  if (t === 'string-map')
+    return fc.oneof(fc.boolean(), fc.dictionary(fc.constantFrom('mapRoles', 'k'), fc.boolean()));
+  return fc.oneof(
+    fc.boolean(),
+    fc.array(fc.oneof(fc.boolean(), attributes(t.block, goodMark)), { maxLength: 2 }),
+  );
+}
+
+/** An object of some of the attributes, each good, null, or (rarely) of a wrong type. */
+function attributes(
+  attrs: Readonly<Record<string, AttributeType>>,
+  good: (t: AttributeType) => fc.Arbitrary<unknown>,
+): fc.Arbitrary<Record<string, unknown>> {
+  const record: Record<string, fc.Arbitrary<unknown>> = {};
+  for (const [k, t] of Object.entries(attrs))
+    record[k] = fc.oneof(
+      { weight: 3, arbitrary: fc.constant(ABSENT) },
+      { weight: 1, arbitrary: fc.constant(null) },
+      { weight: 8, arbitrary: good(t) },
+      { weight: 1, arbitrary: anyValue },
+    );
+  return fc.record(record).map(withoutAbsent);
+}
+
+const TYPES = [...READ_ATTRIBUTES.keys()];
+const typed = fc.constantFrom(...TYPES).chain((type) => {
+  const attrs = READ_ATTRIBUTES.get(type) ?? {};
+  return fc.record({
+    type: fc.constant(type),
+    before: field(fc.oneof(fc.constant(null), attributes(attrs, goodValue))),
+    after: field(fc.oneof(fc.constant(null), attributes(attrs, goodValue))),
+    after_unknown: field(attributes(attrs, goodMark)),
+  });
+});
+
+const change = (sides: fc.Arbitrary<{ before: unknown; after: unknown; after_unknown: unknown }>) =>
+  field(
+    fc
+      .record({
+        actions: field(actions),
+        before: fc.constant(ABSENT),
+        after: fc.constant(ABSENT),
+        after_unknown: fc.constant(ABSENT),
+      })
+      .chain((c) => sides.map((s) => withoutAbsent({ ...c, ...s }))),
+  );
+const untyped = fc.record({
+  type: fc.constantFrom('aws_eks_access_entry', 'null_resource', '__proto__', 'constructor'),
+  before: field(fc.constant({ a: 1 })),
+  after: field(fc.constant(null)),
+  after_unknown: field(fc.constant({})),
+});
 const resourceChange = field(
-  fc
-    .record({
-      address: field(fc.constantFrom('aws_eks_access_entry.a', 'module.m.aws_iam_role.r', '')),
-      module_address: fc.oneof(fc.constant(ABSENT), field(fc.constant('module.m'))),
-      mode: field(fc.constant('managed')),
-      type: field(fc.constant('aws_eks_access_entry')),
-      name: field(fc.constant('a')),
-      index: fc.oneof(fc.constant(ABSENT), anyValue),
-      deposed: fc.oneof(fc.constant(ABSENT), field(fc.constant('00000001'))),
-      action_reason: fc.oneof(fc.constant(ABSENT), field(fc.constant('replace_because_cannot_update'))),
-      change,
-    })
-    .map(withoutAbsent),
+  fc.oneof(typed, untyped).chain(({ type, ...sides }) =>
+    fc
+      .record({
+        address: field(fc.constantFrom('aws_eks_access_entry.a', 'module.m.aws_iam_role.r', '')),
+        module_address: fc.oneof(fc.constant(ABSENT), field(fc.constant('module.m'))),
+        mode: field(fc.constantFrom('managed', 'managed', 'data')),
+        type: field(fc.constant(type)),
+        name: field(fc.constant('a')),
+        index: fc.oneof(fc.constant(ABSENT), anyValue),
+        deposed: fc.oneof(fc.constant(ABSENT), field(fc.constant('00000001'))),
+        action_reason: fc.oneof(fc.constant(ABSENT), field(fc.constant('replace_because_cannot_update'))),
+        change: change(fc.constant(sides)),
+      })
+      .map(withoutAbsent),
+  ),
 );
 const plan = fc
   .record({

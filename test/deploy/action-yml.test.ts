@@ -108,6 +108,23 @@ process.exit(r.status ?? 3);
     expect(r.output).toContain('exit-code=1');
   });
 
+  it("fails at its default fail-on a plan that takes a principal's access for good", () => {
+    const gate = action.inputs['fail-on']?.default ?? '';
+    expect(gate).toBe('critical');
+    for (const [plan, snapshot, rule] of [
+      ['e-auth-mode-to-api.json', 'e-switch-to-api-mode.json', 'cluster/auth-mode-drops-principals'],
+      ['d-admin-access-entry-deleted.json', 'healthy-api-mode.json', 'access-entry/deletion-locks-out'],
+    ] as const) {
+      const r = runCheck({
+        PLAN: `test/fixtures/terraform-plan/${plan}`,
+        SNAPSHOT: `scenarios/${snapshot}`,
+        FAIL_ON: gate,
+      });
+      expect({ plan, code: r.code }).toEqual({ plan, code: 1 });
+      expect(r.summary).toContain(`### CRITICAL · \`${rule}\``);
+    }
+  });
+
   it('passes a plan that changes nothing auth-relevant', () => {
     const r = runCheck({
       PLAN: 'test/fixtures/terraform-plan/no-auth-relevant-change.json',

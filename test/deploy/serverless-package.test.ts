@@ -318,6 +318,19 @@ describe('serverless package (offline)', () => {
     expect(rest).toContainEqual({ 'Fn::Sub': 'cluster#${AWS::AccountId}#*' });
   });
 
+  it('the snapshot worker deletes only its follow-up claims', () => {
+    const deletes = roleStatements().filter(
+      ({ role, statement }) =>
+        role === 'SnapshotWorkerRole' && actionsOf(statement).includes('dynamodb:DeleteItem'),
+    );
+    expect(
+      deletes.map(
+        ({ statement }) =>
+          (statement.Condition?.['ForAllValues:StringLike'] as Json | undefined)?.['dynamodb:LeadingKeys'],
+      ),
+    ).toEqual([['event#followup:*']]);
+  });
+
   it('the event function has no EC2 or IAM permission, and its bundle no EC2 or IAM client', () => {
     const eventActions = roleStatements()
       .filter(({ role }) => role === 'OnEksEventRole')

@@ -98,7 +98,7 @@ describe('npm start: the incident demo', () => {
 
   it('scenario e: the alert on the switch to API mode arrives before EKS applies it, exit 0', async () => {
     const { code, out } = await demo('--scenario', 'e');
-    expect(out).toContain('OK: the high alert reached Slack');
+    expect(out).toContain('OK: the critical alert reached Slack');
     expect(code).toBe(0);
     const lines = timeline(out);
     expect(firstAt(lines, /^Slack received/)).toBeLessThan(firstAt(lines, /authentication mode is now API/));
@@ -110,11 +110,11 @@ describe('npm start: the incident demo', () => {
     // it ends with the damage still open and named, never "Resolved"
     expect(out).not.toMatch(/Resolved/);
     expect(out).toMatch(
-      /HIGH \(confirmed\) · prod · prod runs in API mode: 1 principal\(s\) mapped only in aws-auth have lost access \(role developers\)/,
+      /CRITICAL \(confirmed\) · prod · prod runs in API mode: 1 principal\(s\) mapped only in aws-auth have lost access \(role developers\)/,
     );
     expect(out).toContain('Prediction confirmed: "Switching prod to API mode drops 1 aws-auth principal(s)"');
     const last = out.slice(out.lastIndexOf('Slack received'));
-    expect(last).toContain('HIGH (confirmed)');
+    expect(last).toContain('CRITICAL (confirmed)');
   });
 
   it("scenario g: the IAM record of a trust rewrite alerts with the trust to restore before the pods' credential refresh fails, exit 0", async () => {

@@ -213,6 +213,43 @@ describe('fixes built from hostile aws-auth and access entries (issue 8, case 1)
     expect(parsed.roles.map((r) => r.rolearn)).toEqual([roleArnWithoutPath(EVIL_ROLE)]);
   });
 
+  it('access-entry/deletion-locks-out: the re-create commands carry a hostile ARN, username, group and scope exactly', async () => {
+    const s = scenario('healthy-api-mode');
+    const admin = `arn:aws:iam::${ACCOUNT}:role/platform-admin`;
+    if (s.accessEntries.status !== 'ok') throw new Error('fixture');
+    s.accessEntries.data = s.accessEntries.data.map((e) =>
+      e.principalArn === admin
+        ? {
+            ...e,
+            principalArn: EVIL_DEV_ROLE,
+            username: SHELL_INJECTION,
+            kubernetesGroups: [SHELL_INJECTION, 'dev'],
+            accessPolicies: [
+              {
+                policyArn: 'arn:aws:eks::aws:cluster-access-policy/AmazonEKSViewPolicy',
+                accessScope: { type: 'namespace', namespaces: [`team-${HCL_INJECTION}`] },
+              },
+            ],
+          }
+        : e,
+    );
+    const fix = fixOf(
+      await runAll(['whatif', '--snapshot', write('locks-out', s), '--delete-access-entry', EVIL_DEV_ROLE]),
+      'access-entry/deletion-locks-out',
+    );
+    const calls = argvOf(fix.awsCli);
+    expect(calls.map((c) => [c[2], ...flagValue(c, '--principal-arn')])).toEqual([
+      ['create-access-entry', EVIL_DEV_ROLE],
+      ['associate-access-policy', EVIL_DEV_ROLE],
+    ]);
+    expect(flagValue(calls[0] ?? [], '--username')).toEqual([SHELL_INJECTION]);
+    expect(flagValue(calls[0] ?? [], '--kubernetes-groups')).toEqual([SHELL_INJECTION, 'dev']);
+    expect(JSON.parse(flagValue(calls[1] ?? [], '--access-scope')[0] ?? '')).toEqual({
+      type: 'namespace',
+      namespaces: [`team-${HCL_INJECTION}`],
+    });
+  });
+
   it('aws-auth/group-looks-malformed: the YAML fix of `system:bootstrappers *nodes` is a whole entry that re-parses', async () => {
     const s = scenario('c-yaml-slip-in-maproles');
     if (s.awsAuth.status === 'ok') {

@@ -44,7 +44,8 @@ export const clusterApiModeIgnoresAwsAuth: Rule = {
     const fix = accessEntriesFix(a, lost);
     const listing = principalListing(a, lost, 'Principals that lost access');
     const draft: FindingDraft = {
-      severity: consumers.length > 0 ? 'critical' : 'high',
+      // Critical even for people alone, like the prediction it confirms: the mode cannot go back.
+      severity: 'critical',
       subject: a.snapshot.clusterArn,
       title: `${a.cluster.name} runs in API mode: ${lost.length} principal(s) mapped only in aws-auth have lost access (${names.join(', ')}${more > 0 ? ` and ${more} more` : ''})${consumers.length > 0 ? `, node/Fargate roles of ${nodes} node(s) among them` : ''}`,
       detail: [

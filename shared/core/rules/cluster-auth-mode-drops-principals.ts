@@ -25,7 +25,8 @@ export const clusterAuthModeDropsPrincipals: Rule = {
     const fix = accessEntriesFix(b, dropped);
     const listing = principalListing(b, dropped, 'Principals dropped');
     const draft: FindingDraft = {
-      severity: consumers.length > 0 ? 'critical' : 'high',
+      // Critical even for people alone: the switch is one-way, and whom it drops loses access for good.
+      severity: 'critical',
       subject: a.snapshot.clusterArn,
       title: `Switching ${a.cluster.name} to API mode drops ${dropped.length} aws-auth principal(s)${consumers.length ? `, including node/Fargate roles of ${consumers.reduce((n, c) => n + c.nodes.length, 0)} node(s)` : ''}`,
       detail: listing.lines.join('\n'),

@@ -4,6 +4,7 @@
  * engine and the alert lifecycle take their rules from here, so the event path's bundle carries no
  * parity code. The whole catalog, in the order of the README's table, is registry.ts.
  */
+import { accessEntryDeletionLocksOut } from './access-entry-deletion-locks-out.ts';
 import { accessEntryDeletionUnauthorizes } from './access-entry-deletion-unauthorizes.ts';
 import { accessEntryOrphaned } from './access-entry-orphaned.ts';
 import { accessEntryStalePrincipal } from './access-entry-stale-principal.ts';
@@ -40,6 +41,7 @@ export const MONITOR_RULES: readonly Rule[] = [
   awsAuthParseFailure,
   nodegroupDeletionOrphansRole,
   accessEntryDeletionUnauthorizes,
+  accessEntryDeletionLocksOut,
   clusterAuthModeDropsPrincipals,
   clusterApiModeIgnoresAwsAuth,
   accessEntryStalePrincipal,

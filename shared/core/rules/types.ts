@@ -51,6 +51,12 @@ export interface Rule {
    * says "confirmed", and the prediction closes without a "resolved" (alerts.ts).
    */
   confirmedBy?: readonly string[];
+  /**
+   * For a change rule: the change itself is the damage, which no later state shows (a deleted
+   * entry is simply absent). Once the change has settled the prediction came true: it closes
+   * without a "resolved" (alerts.ts).
+   */
+  settledIsDamage?: true;
   title: string;
   meaning: string;
   fix: string;

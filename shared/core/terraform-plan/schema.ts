@@ -3,34 +3,38 @@
  * (Terraform's "JSON Output Format", plan representation): `format_version` (major 1; a newer
  * minor adds fields, which are ignored), and `resource_changes[]`, each with `address`, `type`,
  * `name`, `mode`, optional `module_address`, `index`, `deposed`, `action_reason`, and
- * `change{actions, before, after, after_unknown}`. Only what the simulation reads is validated;
- * every other key is kept out of the typed result (forward compatible, as the format asks).
+ * `change{actions, before, after, after_unknown}`. Only what the simulation reads is validated,
+ * down to the attributes of the resource types it translates (attributes.ts); every other key is
+ * kept out of the typed result (forward compatible, as the format asks).
  *
  * Pure: `validatePlan` never throws and never echoes the input beyond a short preview.
  */
 import { formatJsonPath, toOneLine } from '../snapshot-schema.ts';
 import * as z from '../zod-mini.ts';
+import { attributesValid, checkAttributes, readAttributes } from './attributes.ts';
 
 /** `no-op`, `create`, `read`, `update`, `delete`, `forget` (Terraform 1.7+, a `removed` block). */
 export const PLAN_ACTIONS = ['no-op', 'create', 'read', 'update', 'delete', 'forget'] as const;
 export type PlanAction = (typeof PLAN_ACTIONS)[number];
 
-const resourceChangeSchema = z.object({
-  address: z.string().check(z.minLength(1)),
-  module_address: z.optional(z.string()),
-  mode: z.string(),
-  type: z.string(),
-  name: z.string(),
-  index: z.optional(z.unknown()),
-  deposed: z.optional(z.string()),
-  action_reason: z.optional(z.string()),
-  change: z.object({
-    actions: z.array(z.enum(PLAN_ACTIONS)).check(z.minLength(1)),
-    before: z.optional(z.unknown()),
-    after: z.optional(z.unknown()),
-    after_unknown: z.optional(z.unknown()),
-  }),
-});
+const resourceChangeSchema = z
+  .object({
+    address: z.string().check(z.minLength(1)),
+    module_address: z.optional(z.string()),
+    mode: z.string(),
+    type: z.string(),
+    name: z.string(),
+    index: z.optional(z.unknown()),
+    deposed: z.optional(z.string()),
+    action_reason: z.optional(z.string()),
+    change: z.object({
+      actions: z.array(z.enum(PLAN_ACTIONS)).check(z.minLength(1)),
+      before: z.optional(z.unknown()),
+      after: z.optional(z.unknown()),
+      after_unknown: z.optional(z.unknown()),
+    }),
+  })
+  .check(checkAttributes);
 
 /** Exported for the test that `isValidPlan` agrees with it. */
 export const planSchema = z.object({
@@ -98,7 +102,7 @@ const isOptionalString = (v: unknown): boolean => v === undefined || typeof v ==
 
 /**
  * `planSchema` accepts `value`, checked by hand: zod builds a copy of each of 2,000 resource
- * changes to check five strings (a visible share of `whatif --terraform-plan`). The same checks;
+ * changes to check five strings and the attributes read (a visible share of `whatif --terraform-plan`). The same checks;
  * on `false` (or a throwing getter) zod runs as before and says what is wrong and where.
  */
 export function isValidPlan(value: Record<string, unknown>): boolean {
@@ -127,6 +131,8 @@ export function isValidPlan(value: Record<string, unknown>): boolean {
       const { actions } = change;
       if (!Array.isArray(actions) || actions.length < 1 || !actions.every((a) => ACTIONS.has(a)))
         return false;
+      const attrs = readAttributes(rc.mode, rc.type);
+      if (attrs !== undefined && !attributesValid(attrs, change)) return false;
     }
     return true;
   } catch {

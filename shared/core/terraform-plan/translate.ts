@@ -582,7 +582,7 @@ export function translatePlan(changes: readonly ResourceChange[]): TranslatedPla
   );
   for (const rc of sorted) {
     if (rc.mode !== 'managed') continue;
-    const translate = TRANSLATORS[rc.type];
+    const translate = Object.hasOwn(TRANSLATORS, rc.type) ? TRANSLATORS[rc.type] : undefined;
     if (translate === undefined) continue;
     if (rc.actions.every((a) => a === 'no-op' || a === 'read' || a === 'forget')) continue;
     const base = {
