@@ -117,6 +117,8 @@ function edited(value: unknown, edit: Edit): unknown {
   const keys = Object.keys(target);
   const key = keys.length > 0 ? (keys[edit.key.length % keys.length] as string) : edit.key;
   const t = target as Record<string, unknown>;
+  // An array's `length` cannot be deleted and takes only a valid length: no edit there.
+  if (Array.isArray(target) && (edit.op === 'add' ? edit.key : key) === 'length') return copy;
   if (edit.op === 'delete') delete t[key];
   else if (edit.op === 'add') t[edit.key] = edit.value;
   else if (edit.op === 'replace') t[key] = edit.value;
