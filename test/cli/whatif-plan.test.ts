@@ -168,6 +168,8 @@ describe('whatif --terraform-plan', () => {
       expect(err).toContain(what);
       expect(err).toContain(`${PLANS}/${file}`);
       expect(err).toContain(where);
+      // At most one "not a … plan" on the line: the reason is not wrapped twice.
+      expect((err.match(/not a (usable|valid) Terraform plan/g) ?? []).length).toBeLessThanOrEqual(1);
     });
   }
 

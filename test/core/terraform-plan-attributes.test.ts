@@ -36,7 +36,7 @@ describe('the attributes of a plan the translation reads', () => {
             side,
             v: {
               ok: false,
-              error: `not a valid Terraform plan: ${message}`,
+              error: message,
               path: `$.resource_changes[1].change.${side}.${field}`,
             },
           });
@@ -56,7 +56,7 @@ describe('the attributes of a plan the translation reads', () => {
     const groups = rc('x.y', 'aws_eks_access_entry', ['create'], null, { kubernetes_groups: ['a', 7] });
     expect(validatePlan({ format_version: '1.2', resource_changes: [groups] })).toMatchObject({
       ok: false,
-      error: 'not a valid Terraform plan: expected a string',
+      error: 'expected a string',
       path: '$.resource_changes[0].change.after.kubernetes_groups[1]',
     });
     const mode = rc(

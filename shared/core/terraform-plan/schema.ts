@@ -187,7 +187,7 @@ export function validatePlan(value: unknown): PlanValidation {
     const missing = issue?.code === 'invalid_type' && issue.input === undefined;
     return {
       ok: false,
-      error: `not a valid Terraform plan: ${missing ? `required ${issue.expected} is missing` : (issue?.message ?? 'rejected')}`,
+      error: missing ? `required ${issue.expected} is missing` : (issue?.message ?? 'rejected'),
       path: formatJsonPath(issue?.path ?? []),
     };
   }
