@@ -153,6 +153,12 @@ const severity = (name: ConfigVariable) =>
     }),
   );
 
+/**
+ * The functions' role (and its permissions boundary, infra/iam/function-boundary-policy.json) may
+ * read SSM parameters only under /eks-auth-sentinel/: a name elsewhere would deploy and then fail
+ * at the first alert with AccessDenied, so it is refused here.
+ */
+const SENTINEL_PARAMETER = /^\/eks-auth-sentinel\/[\w.\-/]+$/;
 const schema = z.object({
   SENTINEL_REGIONS: z.pipe(
     required('comma-separated Regions'),
@@ -185,18 +191,18 @@ const schema = z.object({
   ),
   SENTINEL_SLACK_WEBHOOK_PARAMETER: required('SSM parameter name or "disabled"').check(
     z.refine(
-      (v: string) => v === 'disabled' || /^\/[\w.\-/]+$/.test(v),
-      'expected an SSM parameter name starting with "/" (e.g. /eks-auth-sentinel/slack-webhook) or "disabled"',
+      (v: string) => v === 'disabled' || SENTINEL_PARAMETER.test(v),
+      'expected an SSM parameter name under /eks-auth-sentinel/ (e.g. /eks-auth-sentinel/slack-webhook; the functions may read only there) or "disabled"',
     ),
   ),
   SENTINEL_SLACK_BOT_TOKEN_PARAMETER: z.pipe(
     optionalText(),
     z.transform((v: string | undefined, ctx) => {
       const text = v === undefined || v.trim() === '' ? 'disabled' : v.trim();
-      if (text !== 'disabled' && !/^\/[\w.\-/]+$/.test(text)) {
+      if (text !== 'disabled' && !SENTINEL_PARAMETER.test(text)) {
         z.addIssue(
           ctx,
-          'expected an SSM parameter name starting with "/" (e.g. /eks-auth-sentinel/slack-bot-token) or "disabled"',
+          'expected an SSM parameter name under /eks-auth-sentinel/ (e.g. /eks-auth-sentinel/slack-bot-token; the functions may read only there) or "disabled"',
         );
         return z.NEVER;
       }

@@ -107,6 +107,22 @@ describe('loadConfig', () => {
     );
   });
 
+  it('refuses a Slack parameter outside /eks-auth-sentinel/, which the functions could not read', () => {
+    for (const name of [
+      '/sentinel/slack-webhook',
+      '/eks-auth-sentinel',
+      '/eks-auth-sentinel-x/hook',
+      '/other/eks-auth-sentinel/hook',
+    ]) {
+      expect(problemsOf({ ...VALID_ENV, SENTINEL_SLACK_WEBHOOK_PARAMETER: name }).join(), name).toContain(
+        'under /eks-auth-sentinel/',
+      );
+    }
+    expect(
+      problemsOf({ ...VALID_ENV, SENTINEL_SLACK_WEBHOOK_PARAMETER: '/eks-auth-sentinel/team/hook' }),
+    ).toEqual([]);
+  });
+
   it('documents a default for every optional variable', () => {
     for (const [key, spec] of Object.entries(CONFIG_VARIABLES)) {
       if (!spec.required) expect(spec, key).toHaveProperty('default');
