@@ -120,6 +120,45 @@ describe('translatePlan', () => {
     }
   });
 
+  it('destroys a policy association before its access entry, as Terraform does (whatever the addresses)', () => {
+    const POLICY = 'arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy';
+    const changes = [
+      rc(
+        'aws_eks_access_entry.admin',
+        'aws_eks_access_entry',
+        ['delete'],
+        {
+          cluster_name: 'prod',
+          principal_arn: ADMIN,
+          type: 'STANDARD',
+        },
+        null,
+      ),
+      rc(
+        'aws_eks_access_policy_association.admin',
+        'aws_eks_access_policy_association',
+        ['delete'],
+        {
+          cluster_name: 'prod',
+          principal_arn: ADMIN,
+          policy_arn: POLICY,
+        },
+        null,
+      ),
+    ];
+    for (const order of [changes, [...changes].reverse()]) {
+      const t = translatePlan(plan(order).resourceChanges);
+      expect(t.steps.map((s) => (s.action.kind === 'change' ? s.action.change.kind : s.action.kind))).toEqual(
+        ['disassociate-access-policy', 'delete-access-entry'],
+      );
+    }
+    // Simulated: the association goes first, so no "EKS answers ResourceNotFoundException" effect.
+    const [cluster] = whatIfTerraformPlan(plan(changes), [scenario('healthy-api-mode')]).clusters;
+    const effects = cluster?.effects.map((e) => e.summary) ?? [];
+    expect(effects).toHaveLength(2);
+    expect(effects.join('\n')).not.toContain('ResourceNotFoundException');
+  });
+
   it('reports an after_unknown value as unknown and simulates nothing from it', () => {
     const t = translatePlan(
       plan([

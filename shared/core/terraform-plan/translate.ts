@@ -11,7 +11,8 @@
  *   1. IAM role replacements and deletions (node groups and entries depend on their roles),
  *   2. EKS creates and replaces (EKS adds its aws-auth entries and access entries here),
  *   3. the aws-auth ConfigMap (it overwrites what EKS added just before),
- *   4. EKS deletions (policy associations, access entries, node groups, Fargate profiles);
+ *   4. policy association deletions (Terraform destroys a dependent before what it depends on),
+ *   5. the other EKS deletions (access entries, node groups, Fargate profiles);
  * within a phase by address. Values unknown at plan time are listed, never guessed. Workload
  * identity (Pod Identity, IRSA, node-role permissions): translate-workload-identity.ts.
  */
@@ -79,8 +80,10 @@ export interface TranslatedPlan {
   notes: { address: string; text: string; cluster?: string }[];
 }
 
-const PHASE = { mode: 0, role: 1, create: 2, awsAuth: 3, delete: 4 } as const;
+const PHASE = { mode: 0, role: 1, create: 2, awsAuth: 3, detach: 4, delete: 5 } as const;
 const EKS_PHASES = { create: PHASE.create, delete: PHASE.delete };
+/** A policy association depends on its access entry: Terraform destroys it first. */
+const ASSOCIATION_PHASES = { create: PHASE.create, delete: PHASE.detach };
 
 const CONFIG_MAP_DATA_TYPE = 'kubernetes_config_map_v1_data';
 
@@ -343,7 +346,7 @@ function policyAssociation(ctx: Ctx): void {
   const { rc } = ctx;
   addHalves(
     ctx,
-    EKS_PHASES,
+    ASSOCIATION_PHASES,
     () => {
       const cluster = eksCluster(ctx, 'before');
       const principalArn = before(rc, 'principal_arn');
