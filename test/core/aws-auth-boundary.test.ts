@@ -27,7 +27,6 @@ function files(dir: string): string[] {
 /** The file a specifier names, or undefined when it is a package. */
 function target(from: string, spec: string): string | undefined {
   if (spec.startsWith('.')) return resolve(dirname(from), spec);
-  if (spec.startsWith('#core/')) return join(ROOT, 'shared', 'core', spec.slice('#core/'.length));
   return undefined;
 }
 
