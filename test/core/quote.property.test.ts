@@ -5,8 +5,9 @@
  *   - HCL: every string literal decodes (HCL native syntax: escapes, `$${`, `%%{`) to the value;
  *   - YAML: every aws-auth item re-parses with the authenticator-exact parser to the mapping.
  * Values are arbitrary Unicode (controls, bidi overrides, lone surrogates) plus injection strings.
- * The shell cases are generated up front and run in one shell process per shell, so that
- * PROPERTY_RUNS=10000 stays fast.
+ * The shell cases are generated up front and run in one shell process per shell, bash and dash
+ * side by side, with the stubs also defined as shell functions (test/hostile/shell-stub.ts): the
+ * same argv is recorded without a fork and exec per call, so that PROPERTY_RUNS=10000 stays fast.
  */
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
@@ -23,7 +24,7 @@ import {
 import { UNSAFE_IN_CODE } from '../../shared/core/quote/unicode.ts';
 import { type AwsAuthEntry, renderAwsAuthEntry } from '../../shared/core/quote/yaml.ts';
 import { decodeHclDocument, decodeHclString } from '../hostile/hcl-decoder.ts';
-import { runWithStubs } from '../hostile/shell-stub.ts';
+import { runWithStubsAsync } from '../hostile/shell-stub.ts';
 import { INJECTIONS } from '../hostile/strings.ts';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 10_000);
@@ -93,7 +94,7 @@ function toShellWord(w: Word): ShellWord {
 describe('POSIX shell quoting (property)', () => {
   it(
     'every command parses (bash -n, dash -n) and passes exactly the intended argv; unrepresentable values are refused',
-    () => {
+    async () => {
       const samples = fc.sample(fc.array(command, { minLength: 1, maxLength: 3 }), {
         numRuns: RUNS,
         seed: SEED,
@@ -122,10 +123,12 @@ describe('POSIX shell quoting (property)', () => {
         texts.push(r.text);
         for (const ws of intended) expected.push(['aws', ...ws.flatMap((a) => a ?? [])]);
       }
-      // One process per shell for every case.
+      // One process per shell for every case, the two shells side by side.
       const script = `${texts.join('\n')}\n`;
-      for (const shell of ['bash', 'dash'] as const) {
-        const run = runWithStubs(shell, script);
+      const shells = ['bash', 'dash'] as const;
+      const runs = await Promise.all(shells.map((sh) => runWithStubsAsync(sh, script, { functions: true })));
+      for (const [k, shell] of shells.entries()) {
+        const run = runs[k] as (typeof runs)[number];
         // No other command ran: PATH holds only the stubs, so anything else fails with "not found".
         expect({ status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({
           status: 0,
