@@ -53,12 +53,13 @@ describe('the bundled CLI (dist/cli.js)', () => {
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'sentinel-e2e-'));
     pkg = join(work, 'package');
+    // The package first: the build's code-cache run finds it above dist/, as the CLI does.
+    cpSync(join(ROOT, 'package.json'), join(pkg, 'package.json'));
+    cpSync(join(ROOT, 'scenarios'), join(pkg, 'scenarios'), { recursive: true });
     execFileSync(process.execPath, ['scripts/build.mjs', '--outdir', join(pkg, 'dist')], {
       cwd: ROOT,
       stdio: 'pipe',
     });
-    cpSync(join(ROOT, 'package.json'), join(pkg, 'package.json'));
-    cpSync(join(ROOT, 'scenarios'), join(pkg, 'scenarios'), { recursive: true });
     CLI = join(pkg, 'dist', 'cli.js');
   });
 
