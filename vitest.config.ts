@@ -1,11 +1,44 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * `npm test` runs four projects side by side (`npx vitest run --project unit` runs one):
+ *   unit      pure code and file-only CLI runs, in process;
+ *   property  fast-check and differential runs (full case counts: the slowest files);
+ *   sandbox   real SDK clients and handlers against the local sandbox, DynamoDB, S3, browsers;
+ *   build     what bundles or packages (esbuild, `serverless package`), each into a directory of
+ *             its own, so that `npm start` or another build in the checkout cannot interfere.
+ * Workers: every core, at least 2. Vitest's default for `run` is cores − 1, a single worker on
+ * the 2-core CI machines, while most files wait on child processes, servers or timers.
+ */
+const BUILD = [
+  'test/deploy/serverless-package.test.ts',
+  'test/deploy/function-bundles.test.ts',
+  'test/e2e/cli-bundle.e2e.test.ts',
+  'test/e2e/incident-demo.e2e.test.ts',
+  'test/functions/smoke-node22.test.ts',
+];
+const PROPERTY = ['test/**/*.property.test.ts', 'test/**/*.differential.test.ts'];
+const SANDBOX = ['test/adapters/**', 'test/app/**', 'test/e2e/**', 'test/functions/**', 'test/sandbox/**'];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // No `include` here: a project that extends this config would add its own to it.
     environment: 'node',
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    maxWorkers: Math.max(2, availableParallelism()),
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...BUILD, ...PROPERTY, ...SANDBOX] },
+      },
+      { extends: true, test: { name: 'property', include: PROPERTY, exclude: BUILD } },
+      { extends: true, test: { name: 'sandbox', include: SANDBOX, exclude: [...BUILD, ...PROPERTY] } },
+      // Each test runs child processes of tens of seconds (the demo's own limit is 90 s): at load
+      // 15 the default 60 s was met by the child alone.
+      { extends: true, test: { name: 'build', include: BUILD, testTimeout: 180_000 } },
+    ],
   },
 });

@@ -267,7 +267,9 @@ export async function callAws<O>(
       if (typeof deadline === 'number' && now + pause >= deadline) {
         throw new DeadlineExceededError(context, now - throttledSince, failure);
       }
-      if (!(await wait(pause, atDeadline))) {
+      // Also by the clock: when the event loop runs late, the pause's timer can run before the
+      // deadline's (both overdue), and the next round would be sent after the deadline.
+      if (!(await wait(pause, atDeadline)) || deadlinePassed(deadline)) {
         throw new DeadlineExceededError(context, Date.now() - throttledSince, failure);
       }
     }

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { callAws, DeadlineExceededError } from '../../shared/adapters/aws-clients.ts';
 import { retryWithBackoff } from '../../shared/adapters/concurrency.ts';
 import { toAwsApiError } from '../../shared/adapters/errors.ts';
 import { mapLimit } from '../../shared/core/concurrency.ts';
@@ -136,5 +137,40 @@ describe('retryWithBackoff', () => {
       ),
     ).rejects.toThrow('503');
     expect(attempts).toBe(2); // 100 ms wait fits, the next 200 ms would end at 300 > 250
+  });
+});
+
+describe('callAws and a deadline the event loop reaches late', () => {
+  it('sends no further round once the clock has passed the deadline, though the pause timer ran first', async () => {
+    const throttled = Object.assign(new Error('Rate exceeded'), {
+      name: 'ThrottlingException',
+      $metadata: { httpStatusCode: 429 },
+    });
+    const aws = { callBudgetMs: 10_000, throttle: { budgetMs: 60_000, baseDelayMs: 50, maxDelayMs: 50 } };
+    const sent: number[] = [];
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0.99); // a 49 ms pause
+    try {
+      const deadline = Date.now() + 100;
+      const call = callAws(
+        aws,
+        { service: 'iam', operation: 'GetRole' },
+        async () => {
+          sent.push(Date.now());
+          throw throttled;
+        },
+        deadline,
+      ).catch((e: unknown) => e);
+      await new Promise((r) => setImmediate(r)); // the first round failed; the 49 ms pause is waiting
+      // A loaded machine: the loop is busy past the deadline, so the pause's timer (due first)
+      // and the deadline's run in the same turn, the pause's first.
+      const busyUntil = deadline + 50;
+      while (Date.now() < busyUntil);
+      const error = await call;
+      expect(error).toBeInstanceOf(DeadlineExceededError);
+      expect(error).toMatchObject({ code: 'throttled', operation: 'GetRole' });
+      expect(sent).toHaveLength(1);
+    } finally {
+      random.mockRestore();
+    }
   });
 });

@@ -3,6 +3,9 @@
  * deployment promises: least-privilege IAM, a locked-down bucket, DLQs on every async path,
  * Node 22 on arm64, alarms. The bundle script runs first (the package zips the bundles).
  * Network access is made to fail (proxy to a closed port): packaging must not need it.
+ * Everything happens in a copy of the service in a directory of the test's own, bundles
+ * included: `npm start` or another test bundling into the checkout's dist/functions at the same
+ * time cannot change what is packaged.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -106,6 +109,8 @@ let inVpc: Template;
 let withBot: Template;
 let bundleMeta: Record<string, { bytes: number; packages: string[] }>;
 let work: string;
+/** The test's copy of the service (serverless.yml, what it reads, and its own dist/functions). */
+let service: string;
 
 const SERVERLESS = join(ROOT, 'node_modules', 'osls', 'bin', 'serverless.js');
 const SUBNETS = ['subnet-0123456789abcdef0', 'subnet-0fedcba9876543210'];
@@ -116,30 +121,34 @@ const KUBERNETES_READERS = [
   'ReportLambdaFunction',
 ];
 
-function run(command: string, args: string[]): void {
-  execFileSync(command, args, { cwd: ROOT, env: OFFLINE_ENV, stdio: 'pipe', timeout: 120_000 });
+function run(command: string, args: string[], cwd: string): void {
+  execFileSync(command, args, { cwd, env: OFFLINE_ENV, stdio: 'pipe', timeout: 120_000 });
+}
+
+/** A copy of the service as a fresh checkout has it: serverless.yml and the files it reads, no dist/. */
+function copyService(dir: string): string {
+  cpSync(join(ROOT, 'serverless.yml'), join(dir, 'serverless.yml'));
+  cpSync(join(ROOT, 'scripts', 'serverless'), join(dir, 'scripts', 'serverless'), { recursive: true });
+  cpSync(join(ROOT, 'infra', 'iam'), join(dir, 'infra', 'iam'), { recursive: true });
+  return dir;
 }
 
 /** `serverless package` into its own directory; the CloudFormation it wrote. */
 function packageWith(name: string, params: string[]): Template {
   const out = join(work, name);
-  run(process.execPath, [
-    SERVERLESS,
-    'package',
-    '--stage',
-    'test',
-    '--region',
-    'eu-west-1',
-    '--package',
-    out,
-    ...params,
-  ]);
+  run(
+    process.execPath,
+    [SERVERLESS, 'package', '--stage', 'test', '--region', 'eu-west-1', '--package', out, ...params],
+    service,
+  );
   return JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
 }
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'serverless-package-'));
-  run(process.execPath, ['scripts/bundle-functions.mjs']);
+  service = copyService(join(work, 'service'));
+  const bundles = join(service, 'dist', 'functions');
+  run(process.execPath, ['scripts/bundle-functions.mjs', '--outdir', bundles], ROOT);
   template = packageWith('with-params', [
     '--param=regions=eu-west-1,us-east-1',
     '--param=slackWebhookParameter=/eks-auth-sentinel/slack-webhook',
@@ -153,7 +162,7 @@ beforeAll(() => {
     `--param=subnetIds=${SUBNETS.join(',')}`,
     `--param=securityGroupIds=${SECURITY_GROUP}`,
   ]);
-  bundleMeta = JSON.parse(readFileSync(join(ROOT, 'dist', 'functions', 'meta.json'), 'utf8'));
+  bundleMeta = JSON.parse(readFileSync(join(bundles, 'meta.json'), 'utf8'));
 }, 300_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -555,16 +564,13 @@ describe('serverless package: parameters', () => {
 
   it('before bundling, or with parameters that do not fit, it exits 1 with one line per problem naming the fix', () => {
     // A copy of the service without dist/: what a fresh checkout has.
-    const service = join(work, 'fresh-checkout');
-    cpSync(join(ROOT, 'serverless.yml'), join(service, 'serverless.yml'));
-    cpSync(join(ROOT, 'scripts', 'serverless'), join(service, 'scripts', 'serverless'), { recursive: true });
-    cpSync(join(ROOT, 'infra', 'iam'), join(service, 'infra', 'iam'), { recursive: true });
+    const fresh = copyService(join(work, 'fresh-checkout'));
     const attempt = (params: string[]) => {
       const result = spawnSync(
         process.execPath,
         [SERVERLESS, 'package', '--region', 'eu-west-1', ...params],
         {
-          cwd: service,
+          cwd: fresh,
           env: OFFLINE_ENV,
           encoding: 'utf8',
           timeout: 120_000,
@@ -626,7 +632,7 @@ describe('serverless package: parameters', () => {
       '\nparams:\n',
       '\nparams:\n  prod:\n    regoins: eu-west-1,us-east-1\n',
     );
-    writeFileSync(join(service, 'serverless.yml'), withStage);
+    writeFileSync(join(fresh, 'serverless.yml'), withStage);
     const stageTypo = attempt(['--stage', 'prod']);
     expect(stageTypo.status).toBe(1);
     expect(stageTypo.lines).toContain(

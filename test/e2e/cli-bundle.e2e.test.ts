@@ -7,10 +7,16 @@ import { startSandbox } from '../../infra/sandbox/index.ts';
 import { loadScenarios } from '../../infra/sandbox/scenarios.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const CLI = join(ROOT, 'dist', 'cli.js');
 const KARPENTER = join(ROOT, 'scenarios', 'a-karpenter-shares-last-nodegroup-role.json');
 
 let work: string;
+/**
+ * The package as installed, built in a directory of the test's own (dist/ of this test alone, the
+ * package.json and scenarios/ the CLI finds above it): another build or `npm start` in the
+ * checkout at the same time cannot change what is tested.
+ */
+let pkg: string;
+let CLI: string;
 
 function cli(args: string[]) {
   const r = spawnSync(process.execPath, [CLI, ...args], {
@@ -45,8 +51,16 @@ function garbage(size: number, seed = 0x9e3779b9): Buffer {
 
 describe('the bundled CLI (dist/cli.js)', () => {
   beforeAll(() => {
-    execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'pipe' });
     work = mkdtempSync(join(tmpdir(), 'sentinel-e2e-'));
+    pkg = join(work, 'package');
+    // The package first: the build's code-cache run finds it above dist/, as the CLI does.
+    cpSync(join(ROOT, 'package.json'), join(pkg, 'package.json'));
+    cpSync(join(ROOT, 'scenarios'), join(pkg, 'scenarios'), { recursive: true });
+    execFileSync(process.execPath, ['scripts/build.mjs', '--outdir', join(pkg, 'dist')], {
+      cwd: ROOT,
+      stdio: 'pipe',
+    });
+    CLI = join(pkg, 'dist', 'cli.js');
   });
 
   afterAll(() => {
@@ -111,7 +125,7 @@ describe('the bundled CLI (dist/cli.js)', () => {
 
   it('runs a file-only command without the live chunks: only a live command loads them', () => {
     const copy = join(work, 'without-live');
-    cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
+    cpSync(join(pkg, 'dist'), join(copy, 'dist'), { recursive: true });
     cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
     const live = readdirSync(join(copy, 'dist', 'cli-chunks')).filter((f) => /^live-.*\.cjs$/.test(f));
     expect(live).toHaveLength(1);
@@ -138,7 +152,7 @@ describe('the bundled CLI (dist/cli.js)', () => {
     expect(expected.stderr).toBe('');
     for (const damage of ['garbled', 'missing'] as const) {
       const copy = join(work, `cache-${damage}`);
-      cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
+      cpSync(join(pkg, 'dist'), join(copy, 'dist'), { recursive: true });
       cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
       const caches = readdirSync(join(copy, 'dist', 'cli-chunks')).filter((f) => f.endsWith('.cache'));
       expect(caches).toHaveLength(1);
