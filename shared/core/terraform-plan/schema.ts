@@ -32,6 +32,8 @@ const resourceChangeSchema = z
       before: z.optional(z.unknown()),
       after: z.optional(z.unknown()),
       after_unknown: z.optional(z.unknown()),
+      before_sensitive: z.optional(z.unknown()),
+      after_sensitive: z.optional(z.unknown()),
     }),
   })
   .check(checkAttributes);
@@ -60,6 +62,9 @@ export interface ResourceChange {
   after: unknown;
   /** `after_unknown` as printed: `true` for a value known only after apply, nested like `after`. */
   afterUnknown: unknown;
+  /** `before_sensitive` / `after_sensitive`: `true` at a value (or a block) the plan marks sensitive. */
+  beforeSensitive: unknown;
+  afterSensitive: unknown;
 }
 
 export interface TerraformPlan {
@@ -211,6 +216,8 @@ export function validatePlan(value: unknown): PlanValidation {
         before: rc.change.before ?? null,
         after: rc.change.after ?? null,
         afterUnknown: rc.change.after_unknown ?? {},
+        beforeSensitive: rc.change.before_sensitive ?? false,
+        afterSensitive: rc.change.after_sensitive ?? false,
       })),
     },
   };
