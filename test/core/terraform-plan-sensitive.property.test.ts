@@ -58,8 +58,9 @@ type Case = typeof planCase extends fc.Arbitrary<infer T> ? T : never;
 
 function planOf(c: Case): string {
   const plan = structuredClone(BASE) as { resource_changes: unknown[] };
-  const cm = (plan.resource_changes as Array<{ change: Record<string, any> }>)[0] as {
-    change: Record<string, any>;
+  type Side = { data: Record<string, string> };
+  const cm = plan.resource_changes[0] as {
+    change: { before: Side; after: Side; after_sensitive: unknown; before_sensitive: unknown };
   };
   // The admin re-mapped (shown: "mapped as USER [GROUP] instead of …"), or the mapping broken (the line quoted).
   const admin = `- groups:\n  - ${c.group}\n  rolearn: arn:aws:iam::111122223333:role/platform-admin\n  username: ${c.broken ? `"${c.user}:{{SessionName}}` : c.user}\n`;

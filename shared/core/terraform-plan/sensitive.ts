@@ -45,7 +45,8 @@ function marked(value: unknown, marks: unknown, out: Set<string>): void {
   while (stack.length > 0) {
     const [v, m] = stack.pop() as [unknown, unknown];
     if (m === true) leaves(v, out);
-    else if (Array.isArray(m) && Array.isArray(v)) m.forEach((x, i) => stack.push([v[i], x]));
+    else if (Array.isArray(m) && Array.isArray(v))
+      for (let i = 0; i < m.length; i++) stack.push([v[i], m[i]]);
     else if (isObject(m) && isObject(v)) for (const [k, x] of Object.entries(m)) stack.push([v[k], x]);
   }
 }
