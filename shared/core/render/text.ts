@@ -142,19 +142,21 @@ function renderHead(findings: readonly Finding[], options: RenderOptions): strin
   const effects = options.effects;
   if (options.compact === true) {
     const heading = defuseFence(`${title}${change === undefined ? '' : `: ${change}`} — ${result}`);
-    const lines = [paint(color, BOLD, heading), ...(effects === undefined ? [] : effectLines(effects))];
+    const lines = [paint(color, BOLD, heading)].concat(effects === undefined ? [] : effectLines(effects));
     return `${lines.join('\n')}\n`;
   }
   const heading = defuseFence(cluster === undefined ? title : `${title} — ${clusterLabel(cluster)}`);
   const lines = [paint(color, BOLD, heading), result];
   if (change !== undefined) lines.push('', `What if: ${change}`);
-  if (effects !== undefined) {
-    lines.push(
-      effects.length === 0 ? 'Simulated effects: none' : 'Simulated effects:',
-      ...effectLines(effects),
-    );
-  }
-  return `${lines.join('\n')}\n\n`;
+  // Not `push(...effectLines(effects))`: 100,000 effects are more arguments than the stack holds.
+  const all =
+    effects === undefined
+      ? lines
+      : lines.concat(
+          effects.length === 0 ? 'Simulated effects: none' : 'Simulated effects:',
+          effectLines(effects),
+        );
+  return `${all.join('\n')}\n\n`;
 }
 
 /** Renders findings as terminal text, most severe first, within `maxChars` (default 200 000). */
