@@ -9,6 +9,8 @@
  *
  * Pure: `validatePlan` never throws and never echoes the input beyond a short preview.
  */
+
+import { configMapOverLimit, overLimitText } from '../aws-auth/size-limit.ts';
 import { formatJsonPath, toOneLine } from '../snapshot-schema.ts';
 import * as z from '../zod-mini.ts';
 import { attributesValid, checkAttributes, readAttributes } from './attributes.ts';
@@ -145,6 +147,35 @@ export function isValidPlan(value: Record<string, unknown>): boolean {
   }
 }
 
+const CONFIG_MAP_TYPES = new Set([
+  'kubernetes_config_map',
+  'kubernetes_config_map_v1',
+  'kubernetes_config_map_v1_data',
+]);
+
+/**
+ * A ConfigMap change whose `data` is over the 1 MiB Kubernetes allows (aws-auth/size-limit.ts):
+ * refused before anything parses its values, with the resource and the JSON path of the largest.
+ */
+function configMapTooLarge(
+  changes: z.infer<typeof planSchema>['resource_changes'],
+): { error: string; path: string } | undefined {
+  for (const [i, rc] of changes.entries()) {
+    if (rc.mode !== 'managed' || !CONFIG_MAP_TYPES.has(rc.type)) continue;
+    for (const side of ['before', 'after'] as const) {
+      const values = rc.change[side];
+      const data = isObject(values) ? values.data : undefined;
+      const over = configMapOverLimit(data);
+      if (over === undefined) continue;
+      return {
+        error: `${toOneLine(rc.address, 200)}: ${overLimitText(over)}`,
+        path: formatJsonPath(['resource_changes', i, 'change', side, 'data', over.key]),
+      };
+    }
+  }
+  return undefined;
+}
+
 /** Validate a parsed JSON value as the JSON of a plan. Never throws. */
 export function validatePlan(value: unknown): PlanValidation {
   if (!isObject(value)) {
@@ -197,6 +228,8 @@ export function validatePlan(value: unknown): PlanValidation {
     };
   }
   const plan = valid ?? (result?.data as z.infer<typeof planSchema>);
+  const tooLarge = configMapTooLarge(plan.resource_changes);
+  if (tooLarge !== undefined) return { ok: false, ...tooLarge };
   return {
     ok: true,
     plan: {
