@@ -104,11 +104,8 @@ export function redactSecrets(
   text: string,
   known: { webhookUrl?: string | undefined; token?: string | undefined } = {},
 ): string {
-  const url = known.webhookUrl;
-  let out = url === undefined || url === '' ? text : text.split(url).join('<webhook>');
-  const token = known.token;
-  if (token !== undefined && token.length >= 8) out = out.split(token).join('<token>');
-  return out
+  // The patterns first (a Slack-shaped URL or path goes whole), then what is known verbatim.
+  let out = text
     .replace(TOKEN_PATTERN, 'k8s-aws-v1.<redacted>')
     .replace(BEARER_PATTERN, 'Bearer <redacted>')
     .replace(SLACK_TOKEN_PATTERN, '$1-<redacted>')
@@ -116,6 +113,47 @@ export function redactSecrets(
     .replace(SLACK_HOOK_PATTERN, '<webhook>')
     .replace(WEBHOOK_PATTERN, '<webhook>')
     .replace(WEBHOOK_PATH_PATTERN, '<webhook>');
+  const url = known.webhookUrl;
+  if (url !== undefined && url !== '')
+    for (const form of webhookSecretForms(url)) out = out.split(form).join('<webhook>');
+  const token = known.token;
+  if (token !== undefined && token.length >= 8) out = out.split(token).join('<token>');
+  return out;
+}
+
+/**
+ * The forms in which an endpoint may echo a webhook URL, longest first: as given, without its
+ * scheme, JSON-escaped (`\/`), percent-encoded, its path and query, and each path segment or query
+ * value of 8 or more characters (the token part; `services` itself excepted).
+ */
+export function webhookSecretForms(url: string): string[] {
+  const forms = new Set<string>([
+    url,
+    url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, ''),
+    url.replace(/\//g, '\\/'),
+  ]);
+  forms.add(encodeURIComponent(url));
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  if (parsed !== undefined) {
+    const tail = `${parsed.pathname}${parsed.search}`;
+    if (tail.length >= 8) forms.add(tail);
+    const parts = [...parsed.pathname.split('/'), ...[...parsed.searchParams.values()]];
+    for (const part of parts) {
+      if (part.length < 8 || part === 'services') continue;
+      forms.add(part);
+      forms.add(encodeURIComponent(part));
+      forms.add(decodeURIComponentSafe(part));
+    }
+  }
+  return [...forms].filter((f) => f.length > 0).sort((a, b) => b.length - a.length);
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 /** A one-line, secret-free description of any error, for a snapshot's `{status:'error'}`. */

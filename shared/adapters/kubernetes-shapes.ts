@@ -3,9 +3,12 @@
  * only): shared by the full reader (kubernetes.ts) and the event path's aws-auth reader
  * (kubernetes-aws-auth.ts), so the onEksEvent bundle does not contain the client.
  */
+
 import type { V1ConfigMap, V1ManagedFieldsEntry } from '@kubernetes/client-node';
+import { configMapOverLimit, overLimitText } from '../core/aws-auth/size-limit.ts';
 import { type ConnectFailure, unreachableMessage } from '../core/endpoint-access.ts';
 import type { AwsAuthConfigMap, ManagedField } from '../core/model.ts';
+import { CollectionError } from '../errors.ts';
 import { dropUndefined, isoTime } from './util.ts';
 
 /** The `data` keys a managedFields entry owns: fieldsV1 `{"f:data": {"f:mapRoles": {}, ".": {}}}` → `['mapRoles']`. */
@@ -28,7 +31,19 @@ export function toManagedField(entry: V1ManagedFieldsEntry): ManagedField {
   });
 }
 
+/**
+ * The aws-auth ConfigMap as the snapshot keeps it. Data over the 1 MiB Kubernetes allows (a
+ * hostile or broken API server) is refused here, unparsed: "could not read", never "empty".
+ */
 export function toAwsAuth(configMap: V1ConfigMap): AwsAuthConfigMap {
+  const over = configMapOverLimit(configMap.data);
+  if (over !== undefined) {
+    throw new CollectionError(`kube-system/aws-auth as read: ${overLimitText(over)}`, {
+      code: 'invalid-response',
+      service: 'kubernetes',
+      operation: 'get configmap kube-system/aws-auth',
+    });
+  }
   return dropUndefined({
     data: { ...(configMap.data ?? {}) },
     resourceVersion: configMap.metadata?.resourceVersion,

@@ -32,7 +32,7 @@ import {
   type SlackPayload,
   type SlackRenderOptions,
 } from '../core/render/slack.ts';
-import { redactSecrets } from '../errors.ts';
+import { redactSecrets, webhookSecretForms } from '../errors.ts';
 import type { DeliveryResult, NoticeSender, SendContext } from '../ports.ts';
 
 type Secret = string | (() => Promise<string>);
@@ -188,13 +188,73 @@ function unreadable(what: string, error: unknown): string {
   return redactSecrets(`Slack ${what} could not be read: ${why}`);
 }
 
-async function readBody(response: Response): Promise<string> {
+/** What of an error body is read at most (the rest is dropped unread). */
+const MAX_BODY_BYTES = 65_536;
+
+/** The start of a response body, and whether it was cut; never throws. */
+async function readBody(response: Response): Promise<{ text: string; cut: boolean }> {
+  const reader = response.body?.getReader();
+  if (reader === undefined) return { text: '', cut: false };
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  let cut = false;
   try {
-    // Redacted before it is cut, so a cut cannot split a secret past the patterns.
-    return (await response.text()).slice(0, 65_536);
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      bytes += value.byteLength;
+      if (bytes > MAX_BODY_BYTES) {
+        cut = true;
+        await reader.cancel().catch(() => undefined);
+        break;
+      }
+    }
   } catch {
-    return '';
+    // What arrived is still shown (redacted).
   }
+  return { text: new TextDecoder().decode(Buffer.concat(chunks)), cut };
+}
+
+/**
+ * The body of a failed webhook POST as an error detail: redacted of the webhook's secret in every
+ * form an endpoint may echo it (redactSecrets), then — when the body was cut — of a partial
+ * secret at the cut, and only then shortened. Cut first, an echoed URL that straddled the cut
+ * left its first characters in the error.
+ */
+export function webhookErrorDetail(body: string, url: string, cut: boolean): string {
+  let text = redactSecrets(body.replace(/\s+/g, ' '), { webhookUrl: url });
+  if (cut) text = dropPartialSecret(text, url);
+  text = text.trim();
+  return text === '' ? '' : ` (${text.slice(0, 200)})`;
+}
+
+/** `text` without a trailing start of the URL or of one of its secret parts (a body cut inside it). */
+function dropPartialSecret(text: string, url: string): string {
+  for (const form of webhookSecretForms(url)) {
+    for (let k = Math.min(form.length - 1, text.length); k > 0; k--) {
+      if (text.endsWith(form.slice(0, k))) return `${text.slice(0, text.length - k)}<webhook>`;
+    }
+  }
+  return text;
+}
+
+/**
+ * Why a webhook URL is refused, or undefined: only `https:` (an `http:` webhook sends its secret
+ * and every alert in clear text); plain `http:` only to a loopback address (a local test sink,
+ * nothing crosses a network).
+ */
+export function webhookUrlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'is not a URL';
+  }
+  if (url.protocol === 'https:') return undefined;
+  const loopback = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|localhost)$/i.test(url.hostname);
+  if (url.protocol === 'http:' && loopback) return undefined;
+  return `is an ${url.protocol} URL: only https: is accepted (the webhook URL is a secret, and alerts must not travel in clear text); use the https:// URL Slack gave`;
 }
 
 function summarise(failed: number, total: number, firstError: string | undefined, extra: string[]) {
@@ -226,10 +286,7 @@ export function createSlackNoticeSender(options: SlackSenderOptions): NoticeSend
     }
     const body = await readBody(response);
     if (response.ok) return { ok: true };
-    const detail =
-      body.trim() === ''
-        ? ''
-        : ` (${redactSecrets(body.trim().replace(/\s+/g, ' '), { webhookUrl: url }).slice(0, 200)})`;
+    const detail = webhookErrorDetail(body.text, url, body.cut);
     const outcome: CallOutcome = {
       ok: false,
       error: `Slack webhook answered HTTP ${response.status}${detail}`,
@@ -250,6 +307,11 @@ export function createSlackNoticeSender(options: SlackSenderOptions): NoticeSend
         url = await resolveSecret(options.webhookUrl);
       } catch (error) {
         return { delivered, error: unreadable('webhook URL', error) };
+      }
+      const problem = webhookUrlProblem(url);
+      if (problem !== undefined) {
+        // Said without the URL: it is the secret.
+        return { delivered, error: `Slack webhook URL refused (configuration): it ${problem}` };
       }
       const messages = renderSlackMessages(notices, options.render);
       const budget = { waited: 0 };
@@ -310,7 +372,7 @@ export function createSlackBotSender(options: SlackBotSenderOptions): NoticeSend
     } catch (error) {
       return { ok: false, error: `Slack ${method} failed: ${describeFetchError(error)}` };
     }
-    const text = await readBody(response);
+    const { text } = await readBody(response);
     let reply: { ok?: unknown; error?: unknown; ts?: unknown } = {};
     try {
       const parsed: unknown = JSON.parse(text);
@@ -332,10 +394,8 @@ export function createSlackBotSender(options: SlackBotSenderOptions): NoticeSend
       const code = safeCode(reply.error);
       return { ok: false, error: describeSlackApiError(method, code, channel), fatal: FATAL.has(code) };
     }
-    const detail =
-      text.trim() === ''
-        ? ''
-        : ` (${redactSecrets(text.trim().replace(/\s+/g, ' '), { token }).slice(0, 200)})`;
+    const cleaned = redactSecrets(text.replace(/\s+/g, ' '), { token }).trim();
+    const detail = cleaned === '' ? '' : ` (${cleaned.slice(0, 200)})`;
     return { ok: false, error: `Slack ${method} answered HTTP ${response.status}${detail}` };
   }
 

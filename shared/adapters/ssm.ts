@@ -11,6 +11,7 @@ import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { SecretReadError } from '../errors.ts';
 import { type AwsClient, budgetOptions, createAwsClient, type EndpointClientOptions } from './aws-clients.ts';
 import { toMonitorIoError } from './errors.ts';
+import { webhookUrlProblem } from './slack.ts';
 
 export type SsmClientOptions = EndpointClientOptions;
 
@@ -94,9 +95,10 @@ export function createWebhookUrlProvider(
         cause: new Error('unparsable URL (value withheld)'),
       });
     }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    const problem = webhookUrlProblem(url.href);
+    if (problem !== undefined) {
       throw new SecretReadError(
-        `Secret parameter ${parameterName} holds a ${url.protocol} URL, expected https:`,
+        `Secret parameter ${parameterName} holds a ${url.protocol} URL, expected https: only https: is accepted for the Slack webhook (the URL is a secret; alerts must not travel in clear text)`,
         {
           code: 'invalid-document',
           service: 'ssm',

@@ -6,7 +6,14 @@
  * manifest's `data` is read by `configMapDataFromManifest` (the aws-auth parser's own reader);
  * this file only checks that the object is `kube-system/aws-auth` and finds the key lines.
  */
+
 import { configMapDataFromManifest, parseAwsAuth, repeatsText } from '../aws-auth/index.ts';
+import {
+  CONFIG_MAP_MAX_BYTES,
+  configMapOverLimit,
+  overLimitText,
+  utf8Length,
+} from '../aws-auth/size-limit.ts';
 import type { SimulationEffect } from '../simulate.ts';
 import type { LineMapper } from './aws-auth-losses.ts';
 
@@ -98,11 +105,23 @@ function clampToContent(value: string | undefined, line: number): number {
 
 export function readAwsAuthProposal(text: string): AwsAuthProposal {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  // Bounded before any parse: a manifest carries its data plus indentation and metadata, so a file
+  // over twice the ConfigMap limit cannot be one Kubernetes accepts; the data is checked exactly below.
+  if (
+    body.length > 2 * CONFIG_MAP_MAX_BYTES ||
+    utf8Length(body, 2 * CONFIG_MAP_MAX_BYTES) > 2 * CONFIG_MAP_MAX_BYTES
+  )
+    return {
+      ok: false,
+      error: `the file holds more than 2 MiB: an aws-auth ConfigMap holds at most 1 MiB of data (Kubernetes refuses more), so this is none; refused unparsed`,
+    };
   const lines = body.split(/\r\n?|\n/);
   const first = firstContent(lines);
   if (first === undefined)
     return { ok: false, error: 'the file is empty: expected an aws-auth ConfigMap or a mapRoles list' };
   if (/^\s*-(\s|$)/.test(first)) {
+    const over = configMapOverLimit({ mapRoles: body });
+    if (over !== undefined) return { ok: false, error: `mapRoles: ${overLimitText(over)}` };
     return {
       ok: true,
       form: 'mapRoles',
@@ -142,6 +161,8 @@ export function readAwsAuthProposal(text: string): AwsAuthProposal {
   const read = configMapDataFromManifest(body);
   if (!read.ok)
     return { ok: false, error: read.error, ...(read.line === undefined ? {} : { line: read.line }) };
+  const over = configMapOverLimit(read.data);
+  if (over !== undefined) return { ok: false, error: overLimitText(over) };
   if (
     identity.name === undefined &&
     !Object.keys(read.data).some((k) => /^map(Roles|Users|Accounts)$/.test(k))

@@ -271,6 +271,27 @@ export function fitBlocks(
   return clip(head + omitted(countBySeverity(blocks)), limit);
 }
 
+/**
+ * The simulated effects a head lists: as many as fit in half of `maxChars` (estimated by their
+ * summaries), and how many more are left out — said in the head, never cut off silently (100,000
+ * effects were clipped mid-list with no word that any were missing).
+ */
+export function effectsWithin<E extends { summary: string }>(
+  effects: readonly E[],
+  maxChars: number | undefined,
+): { shown: readonly E[]; more: number } {
+  const budget = Math.floor((maxChars ?? DEFAULT_MAX_CHARS) / 2);
+  let used = 0;
+  for (let i = 0; i < effects.length; i++) {
+    used += (effects[i] as E).summary.length + 12;
+    if (used > budget) return { shown: effects.slice(0, i), more: effects.length - i };
+  }
+  return { shown: effects, more: 0 };
+}
+
+export const moreEffectsLine = (more: number) =>
+  `… and ${more} more simulated effect(s), not listed here (the JSON format lists them all)`;
+
 /** Room kept for the omission line when deciding whether a block could ever fit. */
 const OMITTED_RESERVE = 160;
 

@@ -12,8 +12,10 @@ import {
   commonCluster,
   DEFAULT_MAX_CHARS,
   DEFAULT_TITLE,
+  effectsWithin,
   fitBlocks,
   fixCode,
+  moreEffectsLine,
   namesList,
   nodesLabel,
   omittedLine,
@@ -120,10 +122,13 @@ function renderCompactLine(f: Finding): string {
   return `- **${f.severity.toUpperCase()}** ${inlineCode(f.ruleId)} ${inlineCode(f.subject)}${address === undefined ? '' : ` at ${inlineCode(address)}`} — ${escapeMarkdown(oneLine(f.title))}\n`;
 }
 
-function effectList(effects: NonNullable<RenderOptions['effects']>): string {
-  return effects
-    .map((e) => `- ${prose(e.summary).replace(/\n/g, '\n  ')}${e.assumed ? ' _(assumed)_' : ''}`)
-    .join('\n');
+function effectList(all: NonNullable<RenderOptions['effects']>, maxChars?: number): string {
+  const { shown, more } = effectsWithin(all, maxChars);
+  const lines = shown.map(
+    (e) => `- ${prose(e.summary).replace(/\n/g, '\n  ')}${e.assumed ? ' _(assumed)_' : ''}`,
+  );
+  if (more > 0) lines.push(`- ${escapeMarkdown(moreEffectsLine(more))}`);
+  return lines.join('\n');
 }
 
 function renderHead(findings: readonly Finding[], options: RenderOptions): string {
@@ -134,7 +139,7 @@ function renderHead(findings: readonly Finding[], options: RenderOptions): strin
   const effects = options.effects;
   if (options.compact === true) {
     const parts = [`**${title}${change === undefined ? '' : `: ${change}`}** — ${result}`];
-    if (effects !== undefined && effects.length > 0) parts.push(effectList(effects));
+    if (effects !== undefined && effects.length > 0) parts.push(effectList(effects, options.maxChars));
     return `${parts.join('\n\n')}\n\n`;
   }
   const parts = [`## ${cluster === undefined ? title : `${title} — ${clusterMd(cluster)}`}`];
@@ -142,7 +147,9 @@ function renderHead(findings: readonly Finding[], options: RenderOptions): strin
   if (change !== undefined) parts.push(`**What if:** ${change}`);
   if (effects !== undefined) {
     parts.push(
-      effects.length === 0 ? 'Simulated effects: none' : `Simulated effects:\n\n${effectList(effects)}`,
+      effects.length === 0
+        ? 'Simulated effects: none'
+        : `Simulated effects:\n\n${effectList(effects, options.maxChars)}`,
     );
   }
   return `${parts.join('\n\n')}\n\n`;

@@ -170,12 +170,33 @@ function codeList(values: readonly string[], max: number, total = values.length)
   return more > 0 ? `${shown} … ${more} more` : shown;
 }
 
-function section(text: string): SlackBlock {
-  return { type: 'section', text: mrkdwn(truncate(text, SLACK_LIMITS.maxSectionChars)) };
+/**
+ * At most `max` characters of mrkdwn whose backticks are all code-span delimiters (`code` turns a
+ * value's own into ’): a cut inside a span closes it, so the rest is never read as mrkdwn.
+ */
+function truncateMrkdwn(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = truncate(text, max - 1);
+  const ticks = cut.split('`').length - 1;
+  return ticks % 2 === 1 ? `${cut}\`` : cut;
 }
 
+function section(text: string): SlackBlock {
+  return { type: 'section', text: mrkdwn(truncateMrkdwn(text, SLACK_LIMITS.maxSectionChars)) };
+}
+
+const MAX_FIELD_CHARS = 500;
+
+/**
+ * A field of a value in inline code: the value is cut before it is quoted, so the closing
+ * backtick always stays (cut after quoting, a long hostile name lost it and its `*_~` and bare
+ * URLs rendered as mrkdwn).
+ */
 function field(label: string, value: string): SlackTextObject {
-  return mrkdwn(truncate(`*${label}*\n${value}`, 500));
+  const head = `*${label}*\n`;
+  const v = escapeSlack(oneLine(value).replace(/`/g, '’'));
+  if (v.length === 0) return mrkdwn(`${head}—`);
+  return mrkdwn(`${head}\`${truncate(v, MAX_FIELD_CHARS - head.length - 2)}\``);
 }
 
 function clusterPhrase(f: Finding): string {
@@ -258,12 +279,12 @@ export function renderSlackNotice(notice: Notice, detail: Detail = 'full'): Slac
   blocks.push({
     type: 'section',
     fields: [
-      field('Cluster', code(f.cluster.name)),
-      field('Region', code(f.cluster.region)),
-      field('Account', code(f.cluster.accountId)),
-      field('Rule', code(f.ruleId)),
-      field('Subject', code(f.subject)),
-      field('Trigger', code(f.trigger)),
+      field('Cluster', f.cluster.name),
+      field('Region', f.cluster.region),
+      field('Account', f.cluster.accountId),
+      field('Rule', f.ruleId),
+      field('Subject', f.subject),
+      field('Trigger', f.trigger),
     ],
   });
   const title = oneLine(f.title);

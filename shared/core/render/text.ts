@@ -14,8 +14,10 @@ import {
   DEFAULT_MAX_CHARS,
   DEFAULT_TITLE,
   defuseFence,
+  effectsWithin,
   fitBlocks,
   fixCode,
+  moreEffectsLine,
   namesList,
   nodesLabel,
   omittedLine,
@@ -126,11 +128,14 @@ function renderCompactLine(f: Finding, color: boolean): string {
   return `${[head, ...wrap(oneLine(f.title), WIDTH, '      ')].join('\n')}\n`;
 }
 
-function effectLines(effects: NonNullable<RenderOptions['effects']>): string[] {
-  return effects.flatMap((e) => {
+function effectLines(all: NonNullable<RenderOptions['effects']>, maxChars?: number): string[] {
+  const { shown: effects, more } = effectsWithin(all, maxChars);
+  const lines = effects.flatMap((e) => {
     const [first = '', ...more] = wrap(`${e.summary.trim()}${e.assumed ? ' (assumed)' : ''}`, WIDTH, '    ');
     return [`  - ${first.trimStart()}`, ...more];
   });
+  if (more > 0) lines.push(`  ${moreEffectsLine(more)}`);
+  return lines;
 }
 
 function renderHead(findings: readonly Finding[], options: RenderOptions): string {
@@ -142,19 +147,23 @@ function renderHead(findings: readonly Finding[], options: RenderOptions): strin
   const effects = options.effects;
   if (options.compact === true) {
     const heading = defuseFence(`${title}${change === undefined ? '' : `: ${change}`} — ${result}`);
-    const lines = [paint(color, BOLD, heading), ...(effects === undefined ? [] : effectLines(effects))];
+    const lines = [paint(color, BOLD, heading)].concat(
+      effects === undefined ? [] : effectLines(effects, options.maxChars),
+    );
     return `${lines.join('\n')}\n`;
   }
   const heading = defuseFence(cluster === undefined ? title : `${title} — ${clusterLabel(cluster)}`);
   const lines = [paint(color, BOLD, heading), result];
   if (change !== undefined) lines.push('', `What if: ${change}`);
-  if (effects !== undefined) {
-    lines.push(
-      effects.length === 0 ? 'Simulated effects: none' : 'Simulated effects:',
-      ...effectLines(effects),
-    );
-  }
-  return `${lines.join('\n')}\n\n`;
+  // Not `push(...effectLines(effects))`: 100,000 effects are more arguments than the stack holds.
+  const all =
+    effects === undefined
+      ? lines
+      : lines.concat(
+          effects.length === 0 ? 'Simulated effects: none' : 'Simulated effects:',
+          effectLines(effects, options.maxChars),
+        );
+  return `${all.join('\n')}\n\n`;
 }
 
 /** Renders findings as terminal text, most severe first, within `maxChars` (default 200 000). */

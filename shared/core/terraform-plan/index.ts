@@ -10,10 +10,12 @@ import { clusterRefOf } from '../model.ts';
 import { simulateSteps } from '../preapply/simulate-steps.ts';
 import type { SimulationEffect } from '../simulate.ts';
 import type { TerraformPlan } from './schema.ts';
+import { createRedactor } from './sensitive.ts';
 import { type PlanStep, type PlanUnknown, type StepCluster, translatePlan } from './translate.ts';
 import { bindClusterAccount, qualifyPlanFindings } from './translate-workload-identity.ts';
 
 export { type PlanValidation, type ResourceChange, type TerraformPlan, validatePlan } from './schema.ts';
+export { SENSITIVE_VALUE } from './sensitive.ts';
 export { type PlanStep, type PlanUnknown, type TranslatedPlan, translatePlan } from './translate.ts';
 
 export interface ClusterPlanResult {
@@ -79,7 +81,10 @@ function unknownEffect(u: PlanUnknown): SimulationEffect {
   return { summary: `${u.address}: UNKNOWN until apply — ${u.what}`, assumed: false, unknown: true };
 }
 
-/** Simulates the plan against the snapshots, each cluster's changes together, in apply order. */
+/**
+ * Simulates the plan against the snapshots, each cluster's changes together, in apply order. The
+ * values the plan marks sensitive are in none of the result's text (sensitive.ts).
+ */
 export function whatIfTerraformPlan(
   plan: TerraformPlan,
   snapshots: readonly ClusterSnapshot[],
@@ -139,10 +144,10 @@ export function whatIfTerraformPlan(
       .filter((n) => n.cluster === undefined || !names.includes(n.cluster))
       .map((n) => `${n.address}: ${n.text}${n.cluster === undefined ? '' : ` (cluster ${n.cluster})`}`),
   ];
-  return {
+  return createRedactor(plan.resourceChanges).redact({
     relevant: t.steps.length + t.unknowns.length + t.notes.length > 0,
     clusters,
     unmatched: [...unmatched].map(([cluster, addresses]) => ({ cluster, addresses: [...addresses].sort() })),
     notes: planNotes,
-  };
+  });
 }

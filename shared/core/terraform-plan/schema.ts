@@ -9,6 +9,8 @@
  *
  * Pure: `validatePlan` never throws and never echoes the input beyond a short preview.
  */
+
+import { configMapOverLimit, overLimitText } from '../aws-auth/size-limit.ts';
 import { formatJsonPath, toOneLine } from '../snapshot-schema.ts';
 import * as z from '../zod-mini.ts';
 import { attributesValid, checkAttributes, readAttributes } from './attributes.ts';
@@ -32,6 +34,8 @@ const resourceChangeSchema = z
       before: z.optional(z.unknown()),
       after: z.optional(z.unknown()),
       after_unknown: z.optional(z.unknown()),
+      before_sensitive: z.optional(z.unknown()),
+      after_sensitive: z.optional(z.unknown()),
     }),
   })
   .check(checkAttributes);
@@ -60,6 +64,9 @@ export interface ResourceChange {
   after: unknown;
   /** `after_unknown` as printed: `true` for a value known only after apply, nested like `after`. */
   afterUnknown: unknown;
+  /** `before_sensitive` / `after_sensitive`: `true` at a value (or a block) the plan marks sensitive. */
+  beforeSensitive: unknown;
+  afterSensitive: unknown;
 }
 
 export interface TerraformPlan {
@@ -140,6 +147,35 @@ export function isValidPlan(value: Record<string, unknown>): boolean {
   }
 }
 
+const CONFIG_MAP_TYPES = new Set([
+  'kubernetes_config_map',
+  'kubernetes_config_map_v1',
+  'kubernetes_config_map_v1_data',
+]);
+
+/**
+ * A ConfigMap change whose `data` is over the 1 MiB Kubernetes allows (aws-auth/size-limit.ts):
+ * refused before anything parses its values, with the resource and the JSON path of the largest.
+ */
+function configMapTooLarge(
+  changes: z.infer<typeof planSchema>['resource_changes'],
+): { error: string; path: string } | undefined {
+  for (const [i, rc] of changes.entries()) {
+    if (rc.mode !== 'managed' || !CONFIG_MAP_TYPES.has(rc.type)) continue;
+    for (const side of ['before', 'after'] as const) {
+      const values = rc.change[side];
+      const data = isObject(values) ? values.data : undefined;
+      const over = configMapOverLimit(data);
+      if (over === undefined) continue;
+      return {
+        error: `${toOneLine(rc.address, 200)}: ${overLimitText(over)}`,
+        path: formatJsonPath(['resource_changes', i, 'change', side, 'data', over.key]),
+      };
+    }
+  }
+  return undefined;
+}
+
 /** Validate a parsed JSON value as the JSON of a plan. Never throws. */
 export function validatePlan(value: unknown): PlanValidation {
   if (!isObject(value)) {
@@ -192,6 +228,8 @@ export function validatePlan(value: unknown): PlanValidation {
     };
   }
   const plan = valid ?? (result?.data as z.infer<typeof planSchema>);
+  const tooLarge = configMapTooLarge(plan.resource_changes);
+  if (tooLarge !== undefined) return { ok: false, ...tooLarge };
   return {
     ok: true,
     plan: {
@@ -211,6 +249,8 @@ export function validatePlan(value: unknown): PlanValidation {
         before: rc.change.before ?? null,
         after: rc.change.after ?? null,
         afterUnknown: rc.change.after_unknown ?? {},
+        beforeSensitive: rc.change.before_sensitive ?? false,
+        afterSensitive: rc.change.after_sensitive ?? false,
       })),
     },
   };

@@ -14,7 +14,10 @@ export function goBytesToString(b: readonly number[] | Uint8Array): string {
     if (c < 0x80) {
       let j = i + 1;
       while (j < n && (b[j] as number) < 0x80) j++;
-      out += String.fromCharCode(...Array.prototype.slice.call(b, i, j));
+      // In pieces: one argument per byte, a 200,000-character run (a scalar, an anchor or tag name)
+      // overflowed the stack.
+      for (let k = i; k < j; k += 8192)
+        out += String.fromCharCode(...Array.prototype.slice.call(b, k, Math.min(j, k + 8192)));
       i = j;
       continue;
     }

@@ -90,10 +90,10 @@ export function scanBlockScalar(parser: YamlParser, literal: boolean): Token | u
     if (!literal && !leadingBlank && !trailingBlank && leadingBreak.length > 0 && leadingBreak[0] === 0x0a) {
       if (trailingBreaks.length === 0) s.push(0x20);
     } else {
-      s.push(...leadingBreak);
+      append(s, leadingBreak);
     }
     leadingBreak = [];
-    s.push(...trailingBreaks);
+    append(s, trailingBreaks);
     trailingBreaks = [];
     leadingBlank = isBlank(parser.buffer, parser.buffer_pos);
     while (!isBreakz(parser.buffer, parser.buffer_pos)) {
@@ -104,8 +104,8 @@ export function scanBlockScalar(parser: YamlParser, literal: boolean): Token | u
     readLine(parser, leadingBreak);
     if (!scanBlockScalarBreaks(parser, st, trailingBreaks, start)) return undefined;
   }
-  if (chomping !== -1) s.push(...leadingBreak);
-  if (chomping === 1) s.push(...trailingBreaks);
+  if (chomping !== -1) append(s, leadingBreak);
+  if (chomping === 1) append(s, trailingBreaks);
   const token = newToken(TokenType_.Scalar, start, st.end);
   token.value = s;
   token.style = literal ? ScalarStyleCode_.Literal : ScalarStyleCode_.Folded;
@@ -199,7 +199,7 @@ function scanEscape(parser: YamlParser, s: number[], start: Mark): boolean {
   const e = cur(parser, 1);
   const simple = SIMPLE_ESCAPES[e];
   let codeLength = 0;
-  if (simple !== undefined) s.push(...simple);
+  if (simple !== undefined) append(s, simple);
   else if (e === 0x78) codeLength = 2;
   else if (e === 0x75) codeLength = 4;
   else if (e === 0x55) codeLength = 8;
@@ -239,9 +239,10 @@ function scanEscape(parser: YamlParser, s: number[], start: Mark): boolean {
 function joinBreaks(s: number[], leadingBreak: number[], trailingBreaks: number[]): void {
   if (leadingBreak.length > 0 && leadingBreak[0] === 0x0a) {
     if (trailingBreaks.length === 0) s.push(0x20);
-    else s.push(...trailingBreaks);
+    else append(s, trailingBreaks);
   } else {
-    s.push(...leadingBreak, ...trailingBreaks);
+    append(s, leadingBreak);
+    append(s, trailingBreaks);
   }
   leadingBreak.length = 0;
   trailingBreaks.length = 0;
@@ -309,7 +310,7 @@ export function scanFlowScalar(parser: YamlParser, single: boolean): Token | und
     if (leadingBlanks) {
       joinBreaks(s, leadingBreak, trailingBreaks);
     } else {
-      s.push(...whitespaces);
+      append(s, whitespaces);
       whitespaces.length = 0;
     }
   }
@@ -348,7 +349,7 @@ export function scanPlainScalar(parser: YamlParser): Token | undefined {
           joinBreaks(s, leadingBreak, trailingBreaks);
           leadingBlanks = false;
         } else {
-          s.push(...whitespaces);
+          append(s, whitespaces);
           whitespaces.length = 0;
         }
       }
@@ -390,4 +391,9 @@ export function scanPlainScalar(parser: YamlParser): Token | undefined {
   token.style = ScalarStyleCode_.Plain;
   if (leadingBlanks) parser.simple_key_allowed = true;
   return token;
+}
+
+/** `s.push(...x)` without one argument per element (a 200,000-byte run overflowed the stack). */
+function append(s: number[], x: readonly number[]): void {
+  for (let i = 0; i < x.length; i++) s.push(x[i] as number);
 }

@@ -310,7 +310,8 @@ function scanTagUri(
 ): number[] | undefined {
   const s: number[] = [];
   let hasTag = head.length > 0;
-  if (head.length > 1) s.push(...head.slice(1));
+  // One by one: a 200,000-character tag handle spread as arguments overflowed the stack.
+  for (let i = 1; i < head.length; i++) s.push(head[i] as number);
   if (!cache(parser, 1)) return undefined;
   while (isAlpha(parser.buffer, parser.buffer_pos) || URI_CHARS.has(cur(parser))) {
     if (cur(parser) === 0x25) {
