@@ -18,6 +18,7 @@ import { clusterAdminGranted } from './cluster-admin-granted.ts';
 import { clusterApiModeIgnoresAwsAuth } from './cluster-api-mode-ignores-aws-auth.ts';
 import { clusterAuthModeDropsPrincipals } from './cluster-auth-mode-drops-principals.ts';
 import { clusterConfigmapOnlyMode } from './cluster-configmap-only-mode.ts';
+import { clusterModeSwitchNodeEntries } from './cluster-mode-switch-node-entries.ts';
 import { fargateEntryNotInIac } from './fargate-entry-not-in-iac.ts';
 import { fargatePodExecutionRoleUnauthorized } from './fargate-pod-execution-role-unauthorized.ts';
 import { irsaOidcProviderMissing } from './irsa-oidc-provider-missing.ts';
@@ -54,6 +55,7 @@ export const MONITOR_RULES: readonly Rule[] = [
   awsAuthShadowedDuplicate,
   accessEntryOrphaned,
   clusterConfigmapOnlyMode,
+  clusterModeSwitchNodeEntries,
   monitorSourceUnavailable,
   // Workload identity (Pod Identity, IRSA)
   podIdentityRoleTrustMissing,
