@@ -17,6 +17,7 @@
 
 import type { Change } from './change.ts';
 import { actorOfRecord } from './cloudtrail-actor.ts';
+import { updateClusterConfig } from './cloudtrail-cluster-config.ts';
 import {
   checkArn,
   clusterNameOf,
@@ -53,8 +54,6 @@ import {
   type AccessEntryType,
   type AccessScope,
   type Actor,
-  AUTHENTICATION_MODES,
-  type AuthenticationMode,
   type ClusterId,
 } from './model.ts';
 import { formatJsonPath } from './snapshot-schema.ts';
@@ -327,20 +326,7 @@ const handlers: Record<HandledEksEventName, (record: unknown) => Handled> = {
     ),
   })),
 
-  UpdateClusterConfig: handler(eventSchemas.UpdateClusterConfig, ({ requestParameters: req }) => {
-    const mode = req.accessConfig?.authenticationMode;
-    if (mode === undefined)
-      return {
-        ignore: 'UpdateClusterConfig without accessConfig.authenticationMode: not an authentication change',
-      };
-    if (!(AUTHENTICATION_MODES as readonly string[]).includes(mode)) {
-      throw new RecordProblem(
-        [REQ, 'accessConfig', 'authenticationMode'],
-        `unknown authentication mode ${quote(mode)} (expected one of ${AUTHENTICATION_MODES.join(', ')})`,
-      );
-    }
-    return { kind: 'set-auth-mode', mode: mode as AuthenticationMode };
-  }),
+  UpdateClusterConfig: updateClusterConfig,
 
   ...workloadIdentityEksHandlers,
 };

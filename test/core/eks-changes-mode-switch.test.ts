@@ -98,6 +98,19 @@ describe('mode switch CONFIG_MAP → API_AND_CONFIG_MAP: the assumption named, t
     expect(r.effects.some((e) => e.assumed && e.summary.includes(MODE_SWITCH_BACK_FILL.assumed))).toBe(true);
   });
 
+  it('a record that switches the mode together with Auto Mode and zonal shift fields is still read: the same finding', () => {
+    const e = JSON.parse(
+      readFileSync(
+        join(REPO_ROOT, 'test/fixtures/cloudtrail/update-cluster-config-auto-mode-with-auth-mode.json'),
+        'utf8',
+      ),
+    );
+    const parsed = parseEksEvent(e);
+    if (parsed.kind !== 'change') throw new Error(`not read: ${JSON.stringify(parsed)}`);
+    const r = whatIf(load(), parsed.change, { trigger: `event:${parsed.eventName}` });
+    expect(r.findings.map((f) => f.ruleId)).toEqual(['cluster/mode-switch-node-entries']);
+  });
+
   it('to API directly: the assumption is named in the effects, and the node roles are left to auth-mode-drops-principals (no second copy of its commands)', () => {
     const r = whatIf(load(), { kind: 'set-auth-mode', mode: 'API' });
     expect(r.effects.some((e) => e.summary.includes(MODE_SWITCH_BACK_FILL.assumed))).toBe(true);
