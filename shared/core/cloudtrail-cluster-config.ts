@@ -128,3 +128,42 @@ export function updateClusterConfig(record: unknown): Handled {
   }
   return readMode(update)(record);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Cluster CA rotation: CreateCertificateAuthority, ActivateCertificateAuthority
+
+const caIdShape = z.optional(text());
+
+export const certificateAuthorityHandlers = {
+  CreateCertificateAuthority: handler(
+    z.looseObject({
+      ...headerShape,
+      requestParameters: z.looseObject({ ...clusterShape }),
+      responseElements: responseOf({
+        certificateAuthority: z.optional(z.looseObject({ id: caIdShape })),
+      }),
+    }),
+    ({ responseElements: res }) => {
+      const id = res?.certificateAuthority?.id;
+      return {
+        kind: 'create-certificate-authority',
+        ...(id === undefined ? {} : { certificateAuthorityId: id }),
+      };
+    },
+  ),
+  ActivateCertificateAuthority: handler(
+    z.looseObject({
+      ...headerShape,
+      requestParameters: z.looseObject({ ...clusterShape, certificateAuthorityId: text() }),
+      responseElements: responseOf({}),
+    }),
+    ({ requestParameters: req }) => ({
+      kind: 'activate-certificate-authority',
+      certificateAuthorityId: req.certificateAuthorityId,
+    }),
+  ),
+};
+export const CERTIFICATE_AUTHORITY_EVENTS = [
+  'CreateCertificateAuthority',
+  'ActivateCertificateAuthority',
+] as const;

@@ -17,7 +17,11 @@
 
 import type { Change } from './change.ts';
 import { actorOfRecord } from './cloudtrail-actor.ts';
-import { updateClusterConfig } from './cloudtrail-cluster-config.ts';
+import {
+  CERTIFICATE_AUTHORITY_EVENTS,
+  certificateAuthorityHandlers,
+  updateClusterConfig,
+} from './cloudtrail-cluster-config.ts';
 import {
   checkArn,
   clusterNameOf,
@@ -69,6 +73,7 @@ export const HANDLED_EKS_EVENTS = [
   'AssociateAccessPolicy',
   'DisassociateAccessPolicy',
   'UpdateClusterConfig',
+  ...CERTIFICATE_AUTHORITY_EVENTS,
   ...WORKLOAD_IDENTITY_EKS_EVENTS,
 ] as const;
 export type HandledEksEventName = (typeof HANDLED_EKS_EVENTS)[number];
@@ -327,6 +332,7 @@ const handlers: Record<HandledEksEventName, (record: unknown) => Handled> = {
   })),
 
   UpdateClusterConfig: updateClusterConfig,
+  ...certificateAuthorityHandlers,
 
   ...workloadIdentityEksHandlers,
 };

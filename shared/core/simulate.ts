@@ -19,6 +19,7 @@ import {
   WINDOWS_NODE_GROUPS,
 } from './resolve.ts';
 import { refusedEntryArn, roleArnIndex } from './role-arn.ts';
+import { simulateCaChange } from './simulate-certificate-authority.ts';
 import { isWorkloadIdentityChange, simulateWorkloadIdentityChange } from './simulate-workload-identity.ts';
 
 export interface SimulationEffect {
@@ -528,6 +529,10 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?
         effect('Access entries take precedence over aws-auth for the same principal; aws-auth keeps working');
       break;
     }
+    case 'create-certificate-authority':
+    case 'activate-certificate-authority':
+      simulateCaChange(s, change, effect);
+      break;
   }
   return { after: s, effects, removedFromAwsAuth: removed };
 }

@@ -186,6 +186,14 @@ const expectedChanges: Record<string, { change: Change; actor: string }> = {
     change: { kind: 'set-auth-mode', mode: 'API_AND_CONFIG_MAP' },
     actor: ADMIN_ACTOR,
   },
+  'create-certificate-authority': {
+    change: { kind: 'create-certificate-authority', certificateAuthorityId: 'ca-9f8e7d6c5b4a' },
+    actor: ADMIN_ACTOR,
+  },
+  'activate-certificate-authority': {
+    change: { kind: 'activate-certificate-authority', certificateAuthorityId: 'ca-9f8e7d6c5b4a' },
+    actor: ADMIN_ACTOR,
+  },
   'update-addon-pod-identity-agent': {
     change: { kind: 'update-addon', addonName: 'eks-pod-identity-agent', addonVersion: 'v1.3.5-eksbuild.1' },
     actor: ADMIN_ACTOR,

@@ -17,6 +17,7 @@ import { awsAuthShadowedDuplicate } from './aws-auth-shadowed-duplicate.ts';
 import { clusterAdminGranted } from './cluster-admin-granted.ts';
 import { clusterApiModeIgnoresAwsAuth } from './cluster-api-mode-ignores-aws-auth.ts';
 import { clusterAuthModeDropsPrincipals } from './cluster-auth-mode-drops-principals.ts';
+import { clusterCaRotationUnmanagedNodes } from './cluster-ca-rotation-unmanaged-nodes.ts';
 import { clusterConfigmapOnlyMode } from './cluster-configmap-only-mode.ts';
 import { clusterModeSwitchNodeEntries } from './cluster-mode-switch-node-entries.ts';
 import { fargateEntryNotInIac } from './fargate-entry-not-in-iac.ts';
@@ -45,6 +46,7 @@ export const MONITOR_RULES: readonly Rule[] = [
   accessEntryDeletionLocksOut,
   clusterAuthModeDropsPrincipals,
   clusterApiModeIgnoresAwsAuth,
+  clusterCaRotationUnmanagedNodes,
   accessEntryStalePrincipal,
   fargateEntryNotInIac,
   awsAuthEntryRemoved,
