@@ -7,6 +7,7 @@ import type {
   AccessScope,
   Addon,
   AuthenticationMode,
+  ClusterCertificateAuthority,
   ClusterSnapshot,
   ComputeKind,
   FargateSelector,
@@ -220,6 +221,10 @@ export interface SandboxCluster {
   addons: Addon[];
   /** Kubernetes service accounts (list serviceaccounts), with the IRSA annotation. */
   serviceAccounts: ServiceAccount[];
+  /** CA rotation state (ListCertificateAuthorities); seeded from the snapshot. */
+  certificateAuthorities: ClusterCertificateAuthority[];
+  /** Stage a node owner's work: these nodes (instance IDs) trust CA `caId` before its activation. */
+  trustCertificateAuthority(caId: string, nodeIds: readonly string[]): void;
   /** Writes aws-auth `data` as a client would (default manager 'Terraform', operation 'Update'); creates it if absent. */
   putAwsAuth(
     data: Record<string, string>,
