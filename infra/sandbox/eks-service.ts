@@ -1094,8 +1094,15 @@ function updateClusterConfig(
   world.later(deps.sideEffectDelayMs, () => {
     if (c.removed) return;
     const before = accessIndexOf(world, c);
+    const from = c.authenticationMode;
     c.authenticationMode = mode;
     c.status = 'ACTIVE';
+    if (from === 'CONFIG_MAP' && world.options.modeSwitchBackFill === 'pm-statement') {
+      // The AWS PM's reading (aws/containers-roadmap#185): EKS migrates its own aws-auth lines.
+      for (const g of c.nodegroups)
+        ensureNodeAccessEntry(c, g.nodeRole, isWindows(g.amiType) ? 'EC2_WINDOWS' : 'EC2_LINUX');
+      for (const p of c.fargateProfiles) ensureNodeAccessEntry(c, p.podExecutionRoleArn, 'FARGATE_LINUX');
+    }
     const lost = principalsLosingAccess(before, accessIndexOf(world, c), awsAuthPrincipals(c));
     world.log(
       `${c.name}: authentication mode is now ${mode}${lost.length > 0 ? `; ${lost.length} principal(s) lost access: ${lost.join(', ')}` : ''}`,

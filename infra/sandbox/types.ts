@@ -29,6 +29,12 @@ export interface SandboxOptions {
   /** Nodes whose role lost access turn Ready=Unknown after this (default 1000). */
   notReadyDelayMs?: number;
   /**
+   * What `CONFIG_MAP → API_AND_CONFIG_MAP` does to existing node groups and Fargate profiles (the
+   * sources disagree, docs/eks-auth-semantics.md#mode-switch-back-fill): `api-reference` (default)
+   * creates no access entries; `pm-statement` creates their node-type entries, as an AWS PM wrote.
+   */
+  modeSwitchBackFill?: 'api-reference' | 'pm-statement';
+  /**
    * Pods ask for fresh AWS credentials (Pod Identity, IRSA) this long after a change they depend
    * on, and a cluster's pods first ask this long after `addCluster` (default 1000). Failures and
    * recoveries go to the timeline (`<cluster>: pod identity <ns>/<sa>: credential refresh failed (…)`).

@@ -200,6 +200,8 @@ export interface WorldOptions {
   notReadyDelayMs: number;
   /** Pods ask for fresh credentials this long after a workload-identity change (default 1000). */
   credentialRefreshDelayMs?: number;
+  /** See SandboxOptions.modeSwitchBackFill (default `api-reference`). */
+  modeSwitchBackFill?: 'api-reference' | 'pm-statement';
 }
 
 export class World {

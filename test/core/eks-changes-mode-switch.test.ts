@@ -6,13 +6,22 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import {
+  CreateAccessEntryCommand,
+  DescribeAccessEntryCommand,
+  DescribeClusterCommand,
+  UpdateClusterConfigCommand,
+} from '@aws-sdk/client-eks';
 import { describe, expect, it } from 'vitest';
+import { startSandbox } from '../../infra/sandbox/index.ts';
+import { createEksClient } from '../../shared/adapters/eks.ts';
 import { runCli } from '../../shared/cli/run-cli.ts';
 import { parseEksEvent } from '../../shared/core/cloudtrail.ts';
 import { whatIf } from '../../shared/core/engine.ts';
 import { MODE_SWITCH_BACK_FILL } from '../../shared/core/mode-switch-back-fill.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
 import { createFakeIo, REPO_ROOT } from '../support/fake-io.ts';
+import { clientOptions } from '../support/sandbox-helpers.ts';
 
 const FILE = 'scenarios/eks-changes/mode-switch-node-and-fargate-config-map.json';
 const NODE = 'arn:aws:iam::111122223333:role/prod-node-role';
@@ -117,4 +126,55 @@ describe('mode switch CONFIG_MAP → API_AND_CONFIG_MAP: the assumption named, t
     expect(r.findings.map((f) => f.ruleId)).not.toContain('cluster/mode-switch-node-entries');
     expect(r.findings.map((f) => f.ruleId)).toContain('cluster/auth-mode-drops-principals');
   });
+});
+
+describe('the fix holds under either reading, against the sandbox through the real SDK client', () => {
+  for (const reading of ['api-reference', 'pm-statement'] as const) {
+    it(`${reading}: after the switch, the fix's entries exist; a create that meets EKS's own entry is ResourceInUseException`, async () => {
+      const sandbox = await startSandbox({ clusters: [{ snapshot: load() }], modeSwitchBackFill: reading });
+      try {
+        const eks = createEksClient('eu-west-1', clientOptions(sandbox)).client;
+        const f = whatIf(load(), { kind: 'set-auth-mode', mode: 'API_AND_CONFIG_MAP' }).findings.find(
+          (x) => x.ruleId === 'cluster/mode-switch-node-entries',
+        );
+        const roles = (f?.evidence.roles ?? []) as { roleArn: string; type: string }[];
+        expect(roles.map((r) => r.type).sort()).toEqual(['EC2_LINUX', 'FARGATE_LINUX']);
+        await eks.send(
+          new UpdateClusterConfigCommand({
+            name: 'prod',
+            accessConfig: { authenticationMode: 'API_AND_CONFIG_MAP' },
+          }),
+        );
+        for (let i = 0; i < 50; i++) {
+          const c = await eks.send(new DescribeClusterCommand({ name: 'prod' }));
+          if (c.cluster?.status === 'ACTIVE') break;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        const outcomes: string[] = [];
+        for (const r of roles) {
+          try {
+            await eks.send(
+              new CreateAccessEntryCommand({ clusterName: 'prod', principalArn: r.roleArn, type: r.type }),
+            );
+            outcomes.push('created');
+          } catch (error) {
+            outcomes.push((error as { name: string }).name);
+          }
+        }
+        expect(outcomes).toEqual(
+          reading === 'pm-statement'
+            ? ['ResourceInUseException', 'ResourceInUseException']
+            : ['created', 'created'],
+        );
+        for (const r of roles) {
+          const d = await eks.send(
+            new DescribeAccessEntryCommand({ clusterName: 'prod', principalArn: r.roleArn }),
+          );
+          expect(d.accessEntry?.type).toBe(r.type);
+        }
+      } finally {
+        await sandbox.close();
+      }
+    });
+  }
 });
