@@ -17,6 +17,7 @@ import type {
   Addon,
   AuthenticationMode,
   AwsAuthConfigMap,
+  ClusterCertificateAuthority,
   ClusterId,
   ClusterSnapshot,
   FargateProfile,
@@ -79,6 +80,11 @@ export interface EksReader {
   podIdentityAssociations(clusterName: string): Promise<PodIdentityAssociation[]>;
   /** ListAddons; DescribeAddon only for the add-ons the rules need (`eks-pod-identity-agent`). */
   addons(clusterName: string): Promise<Addon[]>;
+  /**
+   * ListCertificateAuthorities + DescribeCertificateAuthority for each (CA rotation). Optional: a
+   * reader without it leaves `certificateAuthorities` out of the snapshot (not captured).
+   */
+  certificateAuthorities?(clusterName: string): Promise<ClusterCertificateAuthority[]>;
 }
 
 /** EC2 API of one Region. */

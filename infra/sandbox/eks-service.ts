@@ -14,6 +14,7 @@ import {
 } from '../../shared/core/model.ts';
 import { accessIndexOf, awsAuthPrincipals, principalsLosingAccess } from './auth.ts';
 import { cloudTrailRecord } from './cloudtrail-record.ts';
+import { activeCaJson, certificateAuthorityOperation } from './eks-certificate-authorities.ts';
 import {
   addonJson,
   associationArn,
@@ -71,6 +72,8 @@ const WRITE_OPERATIONS = new Set([
   'DeletePodIdentityAssociation',
   'UpdateAddon',
   'DeleteAddon',
+  'CreateCertificateAuthority',
+  'ActivateCertificateAuthority',
 ]);
 
 const MODE_MESSAGE =
@@ -140,6 +143,14 @@ function route(method: string, rawPath: string): Route | undefined {
     if (n === 4 && method === 'GET') return withParam('DescribePodIdentityAssociation', 'associationId', 3);
     if (n === 4 && method === 'POST') return withParam('UpdatePodIdentityAssociation', 'associationId', 3);
     if (n === 4 && method === 'DELETE') return withParam('DeletePodIdentityAssociation', 'associationId', 3);
+  }
+  if (kind === 'certificate-authorities') {
+    if (n === 3 && method === 'GET') return { operation: 'ListCertificateAuthorities', ...base };
+    if (n === 3 && method === 'POST') return { operation: 'CreateCertificateAuthority', ...base };
+    if (n === 4 && method === 'GET')
+      return withParam('DescribeCertificateAuthority', 'certificateAuthorityId', 3);
+    if (n === 5 && seg[4] === 'activate' && method === 'POST')
+      return withParam('ActivateCertificateAuthority', 'certificateAuthorityId', 3);
   }
   if (kind === 'addons') {
     if (n === 3 && method === 'GET') return { operation: 'ListAddons', ...base };
@@ -226,7 +237,10 @@ export function clusterJson(c: ClusterState, caData: string): Record<string, unk
     },
     identity: { oidc: { issuer: c.oidcIssuer } },
     status: c.status,
-    certificateAuthority: { data: caData },
+    certificateAuthority: {
+      data: caData,
+      ...(activeCaJson(c) === undefined ? {} : { active: activeCaJson(c) }),
+    },
     platformVersion: c.platformVersion,
     tags: {},
     health: { issues: [] },
@@ -659,6 +673,13 @@ function execute(deps: EksServiceDeps, r: Route, incoming: Incoming, region: str
     }
     case 'UpdateClusterConfig':
       return ok({ update: updateClusterConfig(deps, c, parseBody(incoming.body)) });
+    case 'ListCertificateAuthorities':
+    case 'DescribeCertificateAuthority':
+    case 'CreateCertificateAuthority':
+    case 'ActivateCertificateAuthority':
+      return ok(
+        certificateAuthorityOperation(world, deps.sideEffectDelayMs, c, r.operation, r.params, deps.caData()),
+      );
     default:
       throw new EksError(404, 'UnknownOperationException', `Unsupported operation ${r.operation}`);
   }
@@ -1073,8 +1094,15 @@ function updateClusterConfig(
   world.later(deps.sideEffectDelayMs, () => {
     if (c.removed) return;
     const before = accessIndexOf(world, c);
+    const from = c.authenticationMode;
     c.authenticationMode = mode;
     c.status = 'ACTIVE';
+    if (from === 'CONFIG_MAP' && world.options.modeSwitchBackFill === 'pm-statement') {
+      // The AWS PM's reading (aws/containers-roadmap#185): EKS migrates its own aws-auth lines.
+      for (const g of c.nodegroups)
+        ensureNodeAccessEntry(c, g.nodeRole, isWindows(g.amiType) ? 'EC2_WINDOWS' : 'EC2_LINUX');
+      for (const p of c.fargateProfiles) ensureNodeAccessEntry(c, p.podExecutionRoleArn, 'FARGATE_LINUX');
+    }
     const lost = principalsLosingAccess(before, accessIndexOf(world, c), awsAuthPrincipals(c));
     world.log(
       `${c.name}: authentication mode is now ${mode}${lost.length > 0 ? `; ${lost.length} principal(s) lost access: ${lost.join(', ')}` : ''}`,

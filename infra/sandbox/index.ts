@@ -25,6 +25,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     sideEffectDelayMs: options.sideEffectDelayMs ?? 0,
     notReadyDelayMs: options.notReadyDelayMs ?? 1000,
     credentialRefreshDelayMs: options.credentialRefreshDelayMs ?? 1000,
+    modeSwitchBackFill: options.modeSwitchBackFill ?? 'api-reference',
   });
   const first = options.clusters[0]?.snapshot;
   if (first) world.accountId = first.accountId;

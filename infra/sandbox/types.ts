@@ -7,6 +7,7 @@ import type {
   AccessScope,
   Addon,
   AuthenticationMode,
+  ClusterCertificateAuthority,
   ClusterSnapshot,
   ComputeKind,
   FargateSelector,
@@ -27,6 +28,12 @@ export interface SandboxOptions {
   sideEffectDelayMs?: number;
   /** Nodes whose role lost access turn Ready=Unknown after this (default 1000). */
   notReadyDelayMs?: number;
+  /**
+   * What `CONFIG_MAP → API_AND_CONFIG_MAP` does to existing node groups and Fargate profiles (the
+   * sources disagree, docs/eks-auth-semantics.md#mode-switch-back-fill): `api-reference` (default)
+   * creates no access entries; `pm-statement` creates their node-type entries, as an AWS PM wrote.
+   */
+  modeSwitchBackFill?: 'api-reference' | 'pm-statement';
   /**
    * Pods ask for fresh AWS credentials (Pod Identity, IRSA) this long after a change they depend
    * on, and a cluster's pods first ask this long after `addCluster` (default 1000). Failures and
@@ -220,6 +227,10 @@ export interface SandboxCluster {
   addons: Addon[];
   /** Kubernetes service accounts (list serviceaccounts), with the IRSA annotation. */
   serviceAccounts: ServiceAccount[];
+  /** CA rotation state (ListCertificateAuthorities); seeded from the snapshot. */
+  certificateAuthorities: ClusterCertificateAuthority[];
+  /** Stage a node owner's work: these nodes (instance IDs) trust CA `caId` before its activation. */
+  trustCertificateAuthority(caId: string, nodeIds: readonly string[]): void;
   /** Writes aws-auth `data` as a client would (default manager 'Terraform', operation 'Update'); creates it if absent. */
   putAwsAuth(
     data: Record<string, string>,

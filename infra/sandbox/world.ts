@@ -8,6 +8,7 @@ import type {
   AccessEntryType,
   Addon,
   AuthenticationMode,
+  ClusterCertificateAuthority,
   ClusterSnapshot,
   ComputeNode,
   KarpenterNodeClass,
@@ -108,6 +109,10 @@ export class ClusterState implements SandboxCluster {
   podIdentityAssociations: PodIdentityAssociation[] = [];
   addons: Addon[] = [];
   serviceAccounts: ServiceAccount[] = [];
+  /** CA rotation (eks-certificate-authorities.ts); seeded from the snapshot's certificateAuthorities. */
+  certificateAuthorities: ClusterCertificateAuthority[] = [];
+  /** CA ID → IDs of nodes EKS does not manage that were made to trust it (`trustCertificateAuthority`). */
+  readonly caTrust = new Map<string, Set<string>>();
   readonly createdAt: string;
   removed = false;
   /** Bumped on every `changed()`: lets evaluators cache the access index between changes. */
@@ -169,6 +174,13 @@ export class ClusterState implements SandboxCluster {
     this.world.removeCluster(this);
   }
 
+  /** Stage a node owner's work: these nodes (instance IDs) trust the CA `caId` before it is activated. */
+  trustCertificateAuthority(caId: string, nodeIds: readonly string[]): void {
+    const set = this.caTrust.get(caId) ?? new Set<string>();
+    for (const id of nodeIds) set.add(id);
+    this.caTrust.set(caId, set);
+  }
+
   changed(): void {
     this.world.reevaluateNodes(this);
   }
@@ -188,6 +200,8 @@ export interface WorldOptions {
   notReadyDelayMs: number;
   /** Pods ask for fresh credentials this long after a workload-identity change (default 1000). */
   credentialRefreshDelayMs?: number;
+  /** See SandboxOptions.modeSwitchBackFill (default `api-reference`). */
+  modeSwitchBackFill?: 'api-reference' | 'pm-statement';
 }
 
 export class World {
@@ -725,6 +739,8 @@ function seedWorkloadIdentity(world: World, cluster: ClusterState, snapshot: Clu
   if (snapshot.podIdentityAssociations?.status === 'ok')
     cluster.podIdentityAssociations = snapshot.podIdentityAssociations.data.map((a) => ({ ...a }));
   if (snapshot.addons?.status === 'ok') cluster.addons = structuredClone(snapshot.addons.data);
+  if (snapshot.certificateAuthorities?.status === 'ok')
+    cluster.certificateAuthorities = structuredClone(snapshot.certificateAuthorities.data);
   if (snapshot.serviceAccounts?.status === 'ok')
     cluster.serviceAccounts = snapshot.serviceAccounts.data.map((a) => ({ ...a }));
   if (snapshot.oidcProviders?.status === 'ok') {

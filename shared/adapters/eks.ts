@@ -55,6 +55,7 @@ import {
   createAwsClient,
   type Deadline,
 } from './aws-clients.ts';
+import { readCertificateAuthorities } from './eks-certificate-authorities.ts';
 import { isAwsError } from './errors.ts';
 import { dropUndefined, isoTime } from './util.ts';
 
@@ -358,6 +359,10 @@ export function createEksReader(eks: AwsClient<EKSClient>, options: EksReaderOpt
         );
         return output.addon === undefined ? undefined : toAddon(output.addon, addonName);
       });
+    },
+
+    certificateAuthorities(clusterName) {
+      return readCertificateAuthorities(eks, clusterName, options.deadline);
     },
   };
 

@@ -114,6 +114,7 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
     workload,
     profileRoles,
     nodeClasses,
+    certificateAuthorities,
   ] = await Promise.all([
     settle(deps.kube.awsAuth(kubeRef)),
     settle(readAccessEntries(eks, cluster)),
@@ -135,6 +136,7 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
             )
           : Promise.resolve(read),
     ),
+    eks.certificateAuthorities === undefined ? undefined : settle(eks.certificateAuthorities(cluster.name)),
   ]);
 
   // The cluster may have been deleted while we read it: its sources then fail with not-found.
@@ -145,6 +147,7 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
     fargateProfiles,
     workload.podIdentityAssociations,
     workload.addons,
+    ...(certificateAuthorities === undefined ? [] : [certificateAuthorities]),
   ];
   if (eksReads.some(failedNotFound)) {
     await eks.describeCluster(target.clusterName);
@@ -210,6 +213,9 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
     karpenterNodeClasses: sourceOfLookup(nodeClasses),
     iamRoles,
     ...workloadIdentitySources(workload, nodeRolePermissions),
+    ...(certificateAuthorities === undefined
+      ? {}
+      : { certificateAuthorities: sourceOfValue(certificateAuthorities) }),
   };
   return snapshot;
 }

@@ -67,6 +67,10 @@ export type Change =
   | { kind: 'associate-access-policy'; principalArn: string; policy: AssociatedAccessPolicy }
   | { kind: 'disassociate-access-policy'; principalArn: string; policyArn: string }
   | { kind: 'set-auth-mode'; mode: AuthenticationMode }
+  /** CreateCertificateAuthority: a successor CA (its ID from the response, when known). */
+  | { kind: 'create-certificate-authority'; certificateAuthorityId?: string }
+  /** ActivateCertificateAuthority: the successor starts signing. */
+  | { kind: 'activate-certificate-authority'; certificateAuthorityId: string }
   // Workload identity (Pod Identity, IRSA): EKS calls carry the cluster, IAM calls only the account.
   | { kind: 'create-pod-identity-association'; association: PodIdentityAssociation }
   | {
@@ -121,6 +125,10 @@ export function describeChange(change: Change): string {
       return `disassociate ${change.policyArn} from ${change.principalArn}`;
     case 'set-auth-mode':
       return `switch authentication mode to ${change.mode}`;
+    case 'create-certificate-authority':
+      return `create successor CA${change.certificateAuthorityId === undefined ? '' : ` ${change.certificateAuthorityId}`}`;
+    case 'activate-certificate-authority':
+      return `activate CA ${change.certificateAuthorityId}`;
     case 'create-pod-identity-association':
       return `create Pod Identity association ${change.association.namespace}/${change.association.serviceAccount} → ${change.association.roleArn}`;
     case 'update-pod-identity-association':
@@ -241,6 +249,15 @@ export function hasSettled(change: Change, s: ClusterSnapshot): boolean {
     }
     case 'set-auth-mode':
       return s.cluster.authenticationMode === change.mode && s.cluster.status === 'ACTIVE';
+    case 'create-certificate-authority':
+    case 'activate-certificate-authority': {
+      const cas = s.certificateAuthorities;
+      if (cas === undefined || cas.status === 'absent') return true;
+      if (cas.status !== 'ok') return false;
+      if (change.kind === 'create-certificate-authority')
+        return cas.data.some((c) => c.signingStatus === 'NOT_USED' && c.distributionStatus !== 'IN_PROGRESS');
+      return cas.data.some((c) => c.id === change.certificateAuthorityId && c.signingStatus === 'IN_USE');
+    }
     case 'create-pod-identity-association':
     case 'update-pod-identity-association':
     case 'delete-pod-identity-association':

@@ -123,12 +123,5 @@ export const eventSchemas = {
     requestParameters: z.looseObject({ ...clusterShape, principalArn: text(), policyArn: text() }),
     responseElements: responseOf({}),
   }),
-  UpdateClusterConfig: z.looseObject({
-    ...headerShape,
-    requestParameters: z.looseObject({
-      ...clusterShape,
-      accessConfig: z.nullish(z.looseObject({ authenticationMode: z.optional(text()) })),
-    }),
-    responseElements: responseOf({}),
-  }),
+  // UpdateClusterConfig: cloudtrail-cluster-config.ts (one call, many kinds of update).
 };

@@ -18,6 +18,11 @@
 import type { Change } from './change.ts';
 import { actorOfRecord } from './cloudtrail-actor.ts';
 import {
+  CERTIFICATE_AUTHORITY_EVENTS,
+  certificateAuthorityHandlers,
+  updateClusterConfig,
+} from './cloudtrail-cluster-config.ts';
+import {
   checkArn,
   clusterNameOf,
   decodePathParameter,
@@ -53,8 +58,6 @@ import {
   type AccessEntryType,
   type AccessScope,
   type Actor,
-  AUTHENTICATION_MODES,
-  type AuthenticationMode,
   type ClusterId,
 } from './model.ts';
 import { formatJsonPath } from './snapshot-schema.ts';
@@ -70,6 +73,7 @@ export const HANDLED_EKS_EVENTS = [
   'AssociateAccessPolicy',
   'DisassociateAccessPolicy',
   'UpdateClusterConfig',
+  ...CERTIFICATE_AUTHORITY_EVENTS,
   ...WORKLOAD_IDENTITY_EKS_EVENTS,
 ] as const;
 export type HandledEksEventName = (typeof HANDLED_EKS_EVENTS)[number];
@@ -327,20 +331,8 @@ const handlers: Record<HandledEksEventName, (record: unknown) => Handled> = {
     ),
   })),
 
-  UpdateClusterConfig: handler(eventSchemas.UpdateClusterConfig, ({ requestParameters: req }) => {
-    const mode = req.accessConfig?.authenticationMode;
-    if (mode === undefined)
-      return {
-        ignore: 'UpdateClusterConfig without accessConfig.authenticationMode: not an authentication change',
-      };
-    if (!(AUTHENTICATION_MODES as readonly string[]).includes(mode)) {
-      throw new RecordProblem(
-        [REQ, 'accessConfig', 'authenticationMode'],
-        `unknown authentication mode ${quote(mode)} (expected one of ${AUTHENTICATION_MODES.join(', ')})`,
-      );
-    }
-    return { kind: 'set-auth-mode', mode: mode as AuthenticationMode };
-  }),
+  UpdateClusterConfig: updateClusterConfig,
+  ...certificateAuthorityHandlers,
 
   ...workloadIdentityEksHandlers,
 };

@@ -82,6 +82,32 @@ export interface AccessEntry {
   accessPolicies: AssociatedAccessPolicy[];
 }
 
+export const CA_SIGNING_STATUSES = ['IN_USE', 'ACTIVATING', 'NOT_USED'] as const;
+export type CaSigningStatus = (typeof CA_SIGNING_STATUSES)[number];
+
+/**
+ * One certificate authority of the cluster (ListCertificateAuthorities + DescribeCertificateAuthority):
+ * the one signing (`IN_USE`), a successor being rolled out (`NOT_USED` then `ACTIVATING`), or the
+ * predecessor kept for rollback. The PEM data is not kept.
+ */
+export interface ClusterCertificateAuthority {
+  id: string;
+  signingStatus: CaSigningStatus;
+  /** `IN_PROGRESS`, `COMPLETE`, `FAILED`, `DELETING`: the successor's distribution to EKS-managed compute. */
+  distributionStatus?: string;
+  /** `CUSTOMER` or `EKS`. */
+  createdBy?: string;
+  createdAt?: string;
+  activatedBy?: string;
+  activatedAt?: string;
+  /** The earliest time EKS may activate it by itself (scheduledEvents.firstAutoActivation). */
+  firstAutoActivation?: string;
+  /** The time by which EKS activates it if no one has (scheduledEvents.finalAutoActivation). */
+  finalAutoActivation?: string;
+  notAfter?: string;
+  rollbackAvailable?: boolean;
+}
+
 export interface HealthIssue {
   code: string;
   message?: string;
@@ -263,6 +289,8 @@ export interface ClusterSnapshot extends ClusterId {
   serviceAccounts?: Source<ServiceAccount[]>;
   /** `eks-auth:AssumeRoleForPodIdentity` for each node role used by running nodes. */
   nodeRolePermissions?: Source<RoleActionPermission[]>;
+  /** The cluster's certificate authorities (CA rotation); absent when not captured. */
+  certificateAuthorities?: Source<ClusterCertificateAuthority[]>;
 }
 
 export type SourceName =
@@ -277,7 +305,8 @@ export type SourceName =
   | 'addons'
   | 'oidcProviders'
   | 'serviceAccounts'
-  | 'nodeRolePermissions';
+  | 'nodeRolePermissions'
+  | 'certificateAuthorities';
 
 export const SOURCE_NAMES: readonly SourceName[] = [
   'awsAuth',
@@ -292,6 +321,7 @@ export const SOURCE_NAMES: readonly SourceName[] = [
   'oidcProviders',
   'serviceAccounts',
   'nodeRolePermissions',
+  'certificateAuthorities',
 ];
 
 // ---------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 import { SentinelError } from '../errors.ts';
 import { encodeAwsAuth, type ParsedAwsAuth, parseAwsAuthShared, type RoleMapping } from './aws-auth/index.ts';
 import type { Change } from './change.ts';
+import { MODE_SWITCH_BACK_FILL } from './mode-switch-back-fill.ts';
 import type { AccessEntry, AuthenticationMode, ClusterSnapshot, Nodegroup } from './model.ts';
 import { principalKey, roleArnWithoutPath } from './principal.ts';
 import {
@@ -18,6 +19,7 @@ import {
   WINDOWS_NODE_GROUPS,
 } from './resolve.ts';
 import { refusedEntryArn, roleArnIndex } from './role-arn.ts';
+import { simulateCaChange } from './simulate-certificate-authority.ts';
 import { isWorkloadIdentityChange, simulateWorkloadIdentityChange } from './simulate-workload-identity.ts';
 
 export interface SimulationEffect {
@@ -514,10 +516,10 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?
         );
       }
       s.cluster = { ...s.cluster, authenticationMode: change.mode };
-      if (from === 'CONFIG_MAP' && s.accessEntries.status === 'absent') {
-        s.accessEntries = { status: 'ok', data: [] };
+      if (from === 'CONFIG_MAP') {
+        if (s.accessEntries.status === 'absent') s.accessEntries = { status: 'ok', data: [] };
         effect(
-          'Access entries become available; existing node groups and Fargate profiles get none (back-fill unconfirmed, assumed not)',
+          `Access entries become available; existing node groups and Fargate profiles get none. Assumed ${MODE_SWITCH_BACK_FILL.assumed} Not assumed: ${MODE_SWITCH_BACK_FILL.other}`,
           true,
         );
       }
@@ -527,6 +529,10 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?
         effect('Access entries take precedence over aws-auth for the same principal; aws-auth keeps working');
       break;
     }
+    case 'create-certificate-authority':
+    case 'activate-certificate-authority':
+      simulateCaChange(s, change, effect);
+      break;
   }
   return { after: s, effects, removedFromAwsAuth: removed };
 }

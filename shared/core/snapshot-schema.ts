@@ -12,6 +12,7 @@ import { describeJsonError } from './json-fault.ts';
 import {
   ACCESS_ENTRY_TYPES,
   AUTHENTICATION_MODES,
+  CA_SIGNING_STATUSES,
   type ClusterSnapshot,
   COMPUTE_KINDS,
   REGION_CODE,
@@ -248,6 +249,27 @@ function buildSchema() {
     { id: 'Addon', description: 'An EKS add-on; described (status, health) where the rules need it.' },
   );
 
+  const certificateAuthoritySchema = meta(
+    z.strictObject({
+      id: nonEmpty(),
+      signingStatus: z.enum(CA_SIGNING_STATUSES),
+      distributionStatus: z.exactOptional(z.string()),
+      createdBy: z.exactOptional(z.string()),
+      createdAt: z.exactOptional(timestampSchema),
+      activatedBy: z.exactOptional(z.string()),
+      activatedAt: z.exactOptional(timestampSchema),
+      firstAutoActivation: z.exactOptional(timestampSchema),
+      finalAutoActivation: z.exactOptional(timestampSchema),
+      notAfter: z.exactOptional(timestampSchema),
+      rollbackAvailable: z.exactOptional(z.boolean()),
+    }),
+    {
+      id: 'ClusterCertificateAuthority',
+      description:
+        'A certificate authority of the cluster (ListCertificateAuthorities + DescribeCertificateAuthority): signing (IN_USE), a successor (NOT_USED, ACTIVATING), or a predecessor kept for rollback.',
+    },
+  );
+
   const oidcProviderSchema = meta(
     z.strictObject({
       arn: nonEmpty(),
@@ -338,6 +360,7 @@ function buildSchema() {
     oidcProviders: z.exactOptional(sourceSchema(z.array(oidcProviderSchema))),
     serviceAccounts: z.exactOptional(sourceSchema(z.array(serviceAccountSchema))),
     nodeRolePermissions: z.exactOptional(sourceSchema(z.array(roleActionPermissionSchema))),
+    certificateAuthorities: z.exactOptional(sourceSchema(z.array(certificateAuthoritySchema))),
   });
 }
 

@@ -271,8 +271,39 @@ const S41: Shape = {
 const S42: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S41 } } };
 /** $.nodeRolePermissions */
 const S43: Shape = { union: 'status', options: { ok: S42, absent: S4, error: S5 } };
-/** $ */
+/** $.certificateAuthorities|0.data[] */
 const S44: Shape = {
+  object: {
+    id: { string: [], minLength: 1 },
+    signingStatus: { oneOf: ['IN_USE', 'ACTIVATING', 'NOT_USED'] },
+    distributionStatus: { string: [] },
+    createdBy: { string: [] },
+    createdAt: { string: [R0] },
+    activatedBy: { string: [] },
+    activatedAt: { string: [R0] },
+    firstAutoActivation: { string: [R0] },
+    finalAutoActivation: { string: [R0] },
+    notAfter: { string: [R0] },
+    rollbackAvailable: 'boolean',
+  },
+  optional: [
+    'distributionStatus',
+    'createdBy',
+    'createdAt',
+    'activatedBy',
+    'activatedAt',
+    'firstAutoActivation',
+    'finalAutoActivation',
+    'notAfter',
+    'rollbackAvailable',
+  ],
+};
+/** $.certificateAuthorities|0 */
+const S45: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S44 } } };
+/** $.certificateAuthorities */
+const S46: Shape = { union: 'status', options: { ok: S45, absent: S4, error: S5 } };
+/** $ */
+const S47: Shape = {
   object: {
     schemaVersion: { oneOf: [1] },
     capturedAt: { string: [R0] },
@@ -293,6 +324,7 @@ const S44: Shape = {
     oidcProviders: S37,
     serviceAccounts: S40,
     nodeRolePermissions: S43,
+    certificateAuthorities: S46,
   },
   optional: [
     'karpenterNodeClasses',
@@ -301,8 +333,9 @@ const S44: Shape = {
     'oidcProviders',
     'serviceAccounts',
     'nodeRolePermissions',
+    'certificateAuthorities',
   ],
 };
 
 /** ClusterSnapshot (schemaVersion 1). */
-export const SNAPSHOT_SHAPE: Shape = S44;
+export const SNAPSHOT_SHAPE: Shape = S47;

@@ -109,6 +109,8 @@ describe('captureSnapshot against the sandbox (scenario a)', () => {
       'eks:ListAddons': 1,
       'iam:ListOpenIDConnectProviders': 1,
       'kube:ListServiceAccounts': 1,
+      // CA rotation: one list; no CA seeded, nothing to describe.
+      'eks:ListCertificateAuthorities': 1,
     });
     expect(validateSnapshot(JSON.parse(JSON.stringify(snapshot)))).toMatchObject({ ok: true });
     expect(essentials(snapshot)).toEqual(essentials(seed));

@@ -113,6 +113,8 @@ describe('monitor permissions', () => {
           name: 'api-mixed',
         },
         { snapshot: loadScenario('b-fargate-entry-removed-by-terraform'), name: 'fargate' },
+        // CA rotation: ListCertificateAuthorities, and DescribeCertificateAuthority for each CA.
+        { snapshot: loadScenario('eks-changes/ca-rotation-pending-karpenter'), name: 'ca-rotation' },
         { snapshot: loadScenario('workload-identity/wi-healthy-pod-identity'), name: 'pod-identity' },
         // IRSA: the cluster's own OIDC provider is read (GetOpenIDConnectProvider).
         { snapshot: loadScenario('workload-identity/wi-healthy-irsa'), name: 'irsa' },

@@ -182,6 +182,18 @@ const expectedChanges: Record<string, { change: Change; actor: string }> = {
     change: { kind: 'delete-addon', addonName: 'eks-pod-identity-agent' },
     actor: ADMIN_ACTOR,
   },
+  'update-cluster-config-auto-mode-with-auth-mode': {
+    change: { kind: 'set-auth-mode', mode: 'API_AND_CONFIG_MAP' },
+    actor: ADMIN_ACTOR,
+  },
+  'create-certificate-authority': {
+    change: { kind: 'create-certificate-authority', certificateAuthorityId: 'ca-9f8e7d6c5b4a' },
+    actor: ADMIN_ACTOR,
+  },
+  'activate-certificate-authority': {
+    change: { kind: 'activate-certificate-authority', certificateAuthorityId: 'ca-9f8e7d6c5b4a' },
+    actor: ADMIN_ACTOR,
+  },
   'update-addon-pod-identity-agent': {
     change: { kind: 'update-addon', addonName: 'eks-pod-identity-agent', addonVersion: 'v1.3.5-eksbuild.1' },
     actor: ADMIN_ACTOR,
@@ -191,6 +203,7 @@ const expectedChanges: Record<string, { change: Change; actor: string }> = {
 const notChanges: Record<string, string> = {
   'delete-nodegroup-failed-resource-in-use': 'ignored',
   'update-cluster-config-logging': 'ignored',
+  'update-cluster-config-deletion-protection': 'ignored',
   'delete-addon-vpc-cni': 'ignored',
   'truncated-delete-nodegroup': 'invalid',
 };
@@ -460,7 +473,7 @@ describe('parseEksEvent', () => {
 
   it('ignores UpdateClusterConfig calls that do not change the authentication mode', () => {
     expect(reasonOf(fixture('update-cluster-config-logging'), 'ignored')).toBe(
-      'UpdateClusterConfig without accessConfig.authenticationMode: not an authentication change',
+      'UpdateClusterConfig LoggingUpdate (logging): not an authentication change',
     );
   });
 

@@ -244,6 +244,42 @@ const CASES: Record<string, RuleCases> = {
     fires: () => assess(buildSnapshot()),
     silent: () => assess(buildSnapshot({ mode: 'API_AND_CONFIG_MAP', entries: [ec2Entry()] })),
   },
+  'cluster/mode-switch-node-entries': {
+    fires: () => predict(buildSnapshot(), { kind: 'set-auth-mode', mode: 'API_AND_CONFIG_MAP' }),
+    silent: () =>
+      predict(
+        (() => {
+          const s = buildSnapshot();
+          s.accessEntries = { status: 'ok', data: [ec2Entry()] };
+          return s;
+        })(),
+        { kind: 'set-auth-mode', mode: 'API_AND_CONFIG_MAP' },
+      ),
+  },
+  'cluster/ca-rotation-unmanaged-nodes': {
+    fires: () => {
+      const s = buildSnapshot({ compute: [...managedNodes(2), ...karpenterNodes(1)] });
+      s.certificateAuthorities = {
+        status: 'ok',
+        data: [
+          { id: 'ca-old', signingStatus: 'IN_USE' },
+          { id: 'ca-new', signingStatus: 'NOT_USED', distributionStatus: 'COMPLETE' },
+        ],
+      };
+      return assess(s);
+    },
+    silent: () => {
+      const s = buildSnapshot({ compute: managedNodes(2) });
+      s.certificateAuthorities = {
+        status: 'ok',
+        data: [
+          { id: 'ca-old', signingStatus: 'IN_USE' },
+          { id: 'ca-new', signingStatus: 'NOT_USED', distributionStatus: 'COMPLETE' },
+        ],
+      };
+      return assess(s);
+    },
+  },
   'monitor/source-unavailable': {
     fires: () => {
       const s = buildSnapshot();

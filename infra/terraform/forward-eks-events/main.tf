@@ -32,6 +32,8 @@ locals {
     "AssociateAccessPolicy",
     "DisassociateAccessPolicy",
     "UpdateClusterConfig",
+    "CreateCertificateAuthority",
+    "ActivateCertificateAuthority",
     "CreatePodIdentityAssociation",
     "UpdatePodIdentityAssociation",
     "DeletePodIdentityAssociation",

@@ -195,6 +195,8 @@ function changeSubjects(change: Change): string[] {
     case 'create-access-entry':
       return [change.entry.principalArn];
     case 'set-auth-mode':
+    case 'create-certificate-authority':
+    case 'activate-certificate-authority':
       return [];
     default:
       // Workload-identity changes name no access-entry principal.

@@ -17,7 +17,9 @@ import { awsAuthShadowedDuplicate } from './aws-auth-shadowed-duplicate.ts';
 import { clusterAdminGranted } from './cluster-admin-granted.ts';
 import { clusterApiModeIgnoresAwsAuth } from './cluster-api-mode-ignores-aws-auth.ts';
 import { clusterAuthModeDropsPrincipals } from './cluster-auth-mode-drops-principals.ts';
+import { clusterCaRotationUnmanagedNodes } from './cluster-ca-rotation-unmanaged-nodes.ts';
 import { clusterConfigmapOnlyMode } from './cluster-configmap-only-mode.ts';
+import { clusterModeSwitchNodeEntries } from './cluster-mode-switch-node-entries.ts';
 import { fargateEntryNotInIac } from './fargate-entry-not-in-iac.ts';
 import { fargatePodExecutionRoleUnauthorized } from './fargate-pod-execution-role-unauthorized.ts';
 import { irsaOidcProviderMissing } from './irsa-oidc-provider-missing.ts';
@@ -44,6 +46,7 @@ export const MONITOR_RULES: readonly Rule[] = [
   accessEntryDeletionLocksOut,
   clusterAuthModeDropsPrincipals,
   clusterApiModeIgnoresAwsAuth,
+  clusterCaRotationUnmanagedNodes,
   accessEntryStalePrincipal,
   fargateEntryNotInIac,
   awsAuthEntryRemoved,
@@ -54,6 +57,7 @@ export const MONITOR_RULES: readonly Rule[] = [
   awsAuthShadowedDuplicate,
   accessEntryOrphaned,
   clusterConfigmapOnlyMode,
+  clusterModeSwitchNodeEntries,
   monitorSourceUnavailable,
   // Workload identity (Pod Identity, IRSA)
   podIdentityRoleTrustMissing,

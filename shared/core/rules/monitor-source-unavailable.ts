@@ -15,6 +15,7 @@ const WHAT: Record<SourceName, string> = {
   oidcProviders: 'IAM OIDC providers',
   serviceAccounts: 'Kubernetes service accounts',
   nodeRolePermissions: "node roles' Pod Identity permission (iam:SimulatePrincipalPolicy)",
+  certificateAuthorities: "the cluster's certificate authorities (CA rotation)",
 };
 
 export const monitorSourceUnavailable: Rule = {
@@ -41,12 +42,14 @@ export const monitorSourceUnavailable: Rule = {
       ['oidcProviders', s.oidcProviders],
       ['serviceAccounts', s.serviceAccounts],
       ['nodeRolePermissions', s.nodeRolePermissions],
+      ['certificateAuthorities', s.certificateAuthorities],
     ];
     for (const [name, src] of sources) {
       if (src?.status !== 'error') continue;
       const irrelevant =
         (name === 'awsAuth' && a.mode === 'API') || (name === 'accessEntries' && a.mode === 'CONFIG_MAP');
-      const severity: Severity = irrelevant ? 'low' : 'high';
+      // CA rotation is no authentication source: blind there, a pending successor CA goes unseen.
+      const severity: Severity = irrelevant ? 'low' : name === 'certificateAuthorities' ? 'medium' : 'high';
       // A Kubernetes API the monitor cannot reach at all: say why, from the endpoint access.
       const failure = connectFailureIn(src.error ?? '');
       const unreachable = failure === undefined ? undefined : explainUnreachable(s.cluster, failure);
