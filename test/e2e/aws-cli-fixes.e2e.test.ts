@@ -33,7 +33,7 @@ import { sandboxDeps } from '../support/sandbox-helpers.ts';
 const REGION = 'eu-west-1';
 const SEVERE = new Set(['critical', 'high', 'medium']);
 /** How long the sandbox's EKS takes for an update (a mode switch: UPDATING, then ACTIVE). */
-const UPDATE_MS = 1500;
+const UPDATE_MS = 3000;
 
 type Finding = {
   ruleId: string;
@@ -221,8 +221,8 @@ async function proveScenario(name: string, snapshot: ClusterSnapshot): Promise<O
   try {
     const before = await assess(sandbox, name, 'before');
     const fixed: Finding[] = [];
-    const env = { ...awsEnv, ...sandbox.env };
-    delete env.AWS_REGION;
+    const { AWS_REGION: _region, ...endpoints } = sandbox.env;
+    const env = { ...awsEnv, ...endpoints };
     for (const f of before) {
       const script = f.remediation?.awsCli;
       if (script === undefined) continue;
