@@ -221,6 +221,7 @@ async function proveScenario(name: string, snapshot: ClusterSnapshot): Promise<O
   try {
     const before = await assess(sandbox, name, 'before');
     const fixed: Finding[] = [];
+    const printed = new Set<string>();
     const { AWS_REGION: _region, ...endpoints } = sandbox.env;
     const env = { ...awsEnv, ...endpoints };
     for (const f of before) {
@@ -229,6 +230,10 @@ async function proveScenario(name: string, snapshot: ClusterSnapshot): Promise<O
       out.withFixes++;
       const where = `${name}: ${f.ruleId} ${f.subject}`;
       const commands = commandsOf(script);
+      for (const c of commands) {
+        if (printed.has(c)) out.failures.push(`${where}: printed twice in one report: ${c}`);
+        printed.add(c);
+      }
       const foreign = commands.filter((c) => !c.startsWith('aws '));
       if (foreign.length > 0)
         out.failures.push(`${where}: not an AWS CLI command in the block: ${foreign.join(' | ')}`);
