@@ -263,7 +263,7 @@ function awsAuthMappingFor(roleArn: string, req: NodeRequirement): AwsAuthEntry 
  * ResourceInUseException); a STANDARD entry wanted with other groups is updated.
  */
 export function accessEntryCommands(
-  a: Pick<Analysis, 'cluster' | 'accessEntries' | 'deadEntries'>,
+  a: Pick<Analysis, 'cluster' | 'deadEntries'> & { accessEntries: Analysis['accessEntries'] | undefined },
   principalArn: string,
   type: AccessEntryType,
   groups: readonly string[] = [],
@@ -290,8 +290,18 @@ export function accessEntryCommands(
   return [eksCommand(a, 'delete-access-entry', CONTINUE, arn), create];
 }
 
-function accessEntryCli(a: Analysis, principalArn: string, type: AccessEntryType): ShellCommand[] {
-  return accessEntryCommands(a, principalArn, type);
+function accessEntryCli(
+  a: Analysis,
+  principalArn: string,
+  type: AccessEntryType,
+  options: NodeAccessOptions = {},
+): ShellCommand[] {
+  const entries = options.entriesAfter ?? a;
+  return accessEntryCommands(
+    { cluster: a.cluster, accessEntries: entries.accessEntries, deadEntries: entries.deadEntries },
+    principalArn,
+    type,
+  );
 }
 
 function accessEntryTerraform(a: Analysis, principalArn: string, type: AccessEntryType): HclItem[] {
@@ -372,6 +382,8 @@ function kubectlPatchMapRoles(mapRoles: string): ShellCommand {
 }
 
 export interface NodeAccessOptions {
+  /** The access entries the fix will meet, when not those of the state it is built on (a change deletes one). */
+  entriesAfter?: Pick<Analysis, 'accessEntries' | 'deadEntries'>;
   /** Other states that may know the role's real ARN (the source cluster of a comparison). */
   knownIn?: readonly Analysis[];
   /**
@@ -463,7 +475,7 @@ function knownRoleAccessRemediation(
       cli: [
         { comment: 'Durable: access entries (the switch is one-way and keeps aws-auth working).' },
         ...modeSwitchScript(a.cluster, 'API_AND_CONFIG_MAP'),
-        ...accessEntryCli(a, roleArn, type),
+        ...accessEntryCli(a, roleArn, type, options),
       ],
       alternatives: [
         {
@@ -499,7 +511,7 @@ function knownRoleAccessRemediation(
   }
   return {
     summary: `Create an access entry of type ${type} for ${roleArn}: access entries are not overwritten by whatever manages aws-auth.`,
-    cli: accessEntryCli(a, roleArn, type),
+    cli: accessEntryCli(a, roleArn, type, options),
     terraform: { hcl: accessEntryTerraform(a, roleArn, type) },
     ...(a.mode === 'API_AND_CONFIG_MAP' ? { awsAuth } : {}),
     ...(a.mode === 'API_AND_CONFIG_MAP'
