@@ -263,7 +263,7 @@ function awsAuthMappingFor(roleArn: string, req: NodeRequirement): AwsAuthEntry 
  * ResourceInUseException); a STANDARD entry wanted with other groups is updated.
  */
 export function accessEntryCommands(
-  a: Pick<Analysis, 'cluster' | 'deadEntries'> & { accessEntries: Analysis['accessEntries'] | undefined },
+  a: Pick<Analysis, 'cluster' | 'deadEntries'> & { accessEntries?: Analysis['accessEntries'] | undefined },
   principalArn: string,
   type: AccessEntryType,
   groups: readonly string[] = [],
