@@ -19,6 +19,7 @@ import {
   addonJson,
   associationArn,
   associationJson,
+  createAddon,
   createPodIdentityAssociation,
   deleteAddon,
   deletePodIdentityAssociation,
@@ -74,6 +75,15 @@ const WRITE_OPERATIONS = new Set([
   'DeleteAddon',
   'CreateCertificateAuthority',
   'ActivateCertificateAuthority',
+  'CreateAddon',
+]);
+
+const ACCESS_WRITES = new Set([
+  'CreateAccessEntry',
+  'UpdateAccessEntry',
+  'DeleteAccessEntry',
+  'AssociateAccessPolicy',
+  'DisassociateAccessPolicy',
 ]);
 
 const MODE_MESSAGE =
@@ -154,6 +164,7 @@ function route(method: string, rawPath: string): Route | undefined {
   }
   if (kind === 'addons') {
     if (n === 3 && method === 'GET') return { operation: 'ListAddons', ...base };
+    if (n === 3 && method === 'POST') return { operation: 'CreateAddon', ...base };
     if (n === 4 && method === 'GET') return withParam('DescribeAddon', 'addonName', 3);
     if (n === 4 && method === 'DELETE') return withParam('DeleteAddon', 'addonName', 3);
     if (n === 5 && seg[4] === 'update' && method === 'POST') return withParam('UpdateAddon', 'addonName', 3);
@@ -428,6 +439,13 @@ function execute(deps: EksServiceDeps, r: Route, incoming: Incoming, region: str
     if (c.authenticationMode === 'CONFIG_MAP')
       throw new EksError(400, 'InvalidRequestException', MODE_MESSAGE);
   };
+  // Access-entry writes while an update (a mode switch) is in progress: what EKS answers is not
+  // documented; the sandbox answers 409 ResourceInUseException, as for a second update.
+  if (c.status === 'UPDATING' && ACCESS_WRITES.has(r.operation)) {
+    throw new EksError(409, 'ResourceInUseException', 'Cluster already has an update in progress.', {
+      clusterName: c.name,
+    });
+  }
   const findNodegroup = (): SandboxNodegroup => {
     const ng = c.nodegroups.find((g) => g.name === r.params.nodegroupName);
     if (!ng) {
@@ -538,6 +556,8 @@ function execute(deps: EksServiceDeps, r: Route, incoming: Incoming, region: str
       return ok(updatePodIdentityAssociation(world, c, r.params.associationId, parseBody(incoming.body)));
     case 'DeletePodIdentityAssociation':
       return ok(deletePodIdentityAssociation(world, c, r.params.associationId));
+    case 'CreateAddon':
+      return ok(createAddon(world, c, parseBody(incoming.body), deps.sideEffectDelayMs));
     case 'UpdateAddon':
       return ok(updateAddon(world, c, r.params.addonName, parseBody(incoming.body), deps.sideEffectDelayMs));
     case 'DeleteAddon':

@@ -268,3 +268,41 @@ export function updateAddon(
   });
   return { update };
 }
+
+/**
+ * CreateAddon: `CREATING` at once, `ACTIVE` after EKS's side-effect delay; a second add-on of the
+ * same name is 409 `ResourceInUseException` (API_CreateAddon).
+ */
+export function createAddon(
+  world: World,
+  c: ClusterState,
+  body: Record<string, unknown>,
+  delayMs: number,
+): Record<string, unknown> {
+  const name = text(body, 'addonName');
+  if (name === undefined || name === '')
+    throw new EksError(400, 'InvalidParameterException', 'addonName is required.', { clusterName: c.name });
+  if (c.addons.some((x) => x.name === name)) {
+    throw new EksError(409, 'ResourceInUseException', `Addon already exists with name ${name}.`, {
+      clusterName: c.name,
+      addonName: name,
+    });
+  }
+  const version = text(body, 'addonVersion');
+  const a: Addon = {
+    name,
+    status: 'CREATING',
+    healthIssues: [],
+    ...(version === undefined ? {} : { version }),
+  };
+  c.addons.push(a);
+  const answer = { addon: addonJson(c, a) };
+  world.log(`${c.name}: CreateAddon ${name}`);
+  world.later(delayMs, () => {
+    if (c.removed || !c.addons.includes(a)) return;
+    a.status = 'ACTIVE';
+    world.log(`${c.name}: add-on ${name} ACTIVE`);
+    world.credentialsChanged(c);
+  });
+  return answer;
+}

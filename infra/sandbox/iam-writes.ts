@@ -142,6 +142,35 @@ const deleteOpenIdConnectProvider: IamWriteHandler = (ctx) => {
   return done(ctx, 'DeleteOpenIDConnectProvider', { openIDConnectProviderArn: arn });
 };
 
+const attachRolePolicy: IamWriteHandler = (ctx) => {
+  const roleName = param(ctx, 'RoleName');
+  const policyArn = param(ctx, 'PolicyArn');
+  const role = existingRole(ctx, roleName);
+  if (!/^arn:aws[\w-]*:iam::(aws|\d{12}):policy\/.+$/.test(policyArn)) {
+    throw new QueryError(400, 'InvalidInput', `ARN ${policyArn} is not valid.`);
+  }
+  if (!(role.attachedPolicies ?? []).includes(policyArn))
+    role.attachedPolicies = [...(role.attachedPolicies ?? []), policyArn];
+  ctx.runtime.world.log(`IAM: ${policyArn} attached to role ${role.roleName}`);
+  return done(ctx, 'AttachRolePolicy', { roleName, policyArn });
+};
+
+const addClientIdToOpenIdConnectProvider: IamWriteHandler = (ctx) => {
+  const arn = param(ctx, 'OpenIDConnectProviderArn');
+  const clientId = param(ctx, 'ClientID');
+  const world = ctx.runtime.world;
+  if (!world.oidcProviders.includes(arn)) {
+    throw new QueryError(404, 'NoSuchEntity', `OpenIDConnect Provider not found for arn ${arn}`);
+  }
+  const ids = world.oidcProviderClientIds.get(arn) ?? ['sts.amazonaws.com'];
+  if (!ids.includes(clientId)) world.oidcProviderClientIds.set(arn, [...ids, clientId]);
+  world.log(`IAM: client ID ${clientId} added to OIDC provider ${arn}`);
+  return done(ctx, 'AddClientIDToOpenIDConnectProvider', {
+    openIDConnectProviderArn: arn,
+    clientID: clientId,
+  });
+};
+
 /** The IAM write actions by name, for the IAM query server's handler table. */
 export const IAM_WRITE_HANDLERS: Record<string, IamWriteHandler> = {
   UpdateAssumeRolePolicy: updateAssumeRolePolicy,
@@ -149,4 +178,6 @@ export const IAM_WRITE_HANDLERS: Record<string, IamWriteHandler> = {
   DetachRolePolicy: detachRolePolicy,
   DeleteRolePolicy: deleteRolePolicy,
   DeleteOpenIDConnectProvider: deleteOpenIdConnectProvider,
+  AttachRolePolicy: attachRolePolicy,
+  AddClientIDToOpenIDConnectProvider: addClientIdToOpenIdConnectProvider,
 };

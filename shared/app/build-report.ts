@@ -9,6 +9,7 @@
 import { type Change, deletionChanges, describeChange } from '../core/change.ts';
 import { mapLimit } from '../core/concurrency.ts';
 import { assessSnapshot, type EvaluateOptions, type SimulationEffect, whatIf } from '../core/engine.ts';
+import { dedupeFixCommands } from '../core/fix-dedupe.ts';
 import type { ClusterId, ClusterSnapshot, Finding } from '../core/model.ts';
 import { renderMarkdown } from '../core/render/index.ts';
 import { SentinelError, safeErrorMessage } from '../errors.ts';
@@ -146,10 +147,15 @@ export function assessWithWhatIfs(
   const engine =
     options.monitorPrincipalArn === undefined ? {} : { monitorPrincipalArn: options.monitorPrincipalArn };
   return {
-    findings: assessSnapshot(snapshot, { ...engine, trigger: 'manual' }),
+    findings: dedupeFixCommands(assessSnapshot(snapshot, { ...engine, trigger: 'manual' })),
     whatIf: changes.map((change) => {
       const result = whatIf(snapshot, change, { ...engine, trigger: 'whatif' });
-      return { change, label: describeChange(change), effects: result.effects, findings: result.findings };
+      return {
+        change,
+        label: describeChange(change),
+        effects: result.effects,
+        findings: dedupeFixCommands(result.findings),
+      };
     }),
   };
 }

@@ -5,6 +5,7 @@
 import { describeChange } from '../core/change.ts';
 import { compareClusters } from '../core/compare.ts';
 import { assessSnapshot, diffSnapshots, whatIf } from '../core/engine.ts';
+import { dedupeFixCommands } from '../core/fix-dedupe.ts';
 import { withActor } from '../core/model.ts';
 import { renderFindings, renderFixSection } from '../core/render/index.ts';
 import { RULES } from '../core/rules/registry.ts';
@@ -27,7 +28,7 @@ export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<numbe
       return EXIT.ok;
     case 'assess': {
       const { snapshot } = await obtainSnapshot(io, args.source);
-      const findings = assessSnapshot(snapshot, { trigger: 'manual' });
+      const findings = dedupeFixCommands(assessSnapshot(snapshot, { trigger: 'manual' }));
       const options = renderOptions(io, args, { title: 'Assessment', cluster: clusterOf(snapshot) });
       io.stdout(
         stamped(args.format, renderFindings(args.format, findings, options), toolInfo(await readVersion(io))),
@@ -48,7 +49,7 @@ export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<numbe
           `--before was captured at ${before.capturedAt}, after --after (${after.capturedAt}); swap them`,
         );
       }
-      const findings = diffSnapshots(before, after, { trigger: 'manual' });
+      const findings = dedupeFixCommands(diffSnapshots(before, after, { trigger: 'manual' }));
       const options = renderOptions(io, args, {
         title: `Changes from ${before.capturedAt} to ${after.capturedAt}`,
         cluster: clusterOf(after),
@@ -76,7 +77,7 @@ export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<numbe
         return EXIT.ok;
       }
       const result = whatIf(snapshot, resolved.change, { trigger: 'whatif' });
-      const findings = withActor(result.findings, resolved.actor);
+      const findings = dedupeFixCommands(withActor(result.findings, resolved.actor));
       const options = renderOptions(io, args, {
         title: 'What-if',
         cluster: clusterOf(snapshot),

@@ -8,10 +8,18 @@
 import type { Analysis } from './analysis.ts';
 import type { RoleConsumer } from './consumers.ts';
 import { usernameProblem } from './migrate.ts';
+import type { AccessEntryType } from './model.ts';
 import { principalKey } from './principal.ts';
 import type { HclAttribute, HclItem } from './quote/hcl.ts';
 import type { ShellCommand, ShellScript, ShellWord } from './quote/shell.ts';
-import { ADMIN_POLICY_ARN, eksCommand, principalArnFlag, str, uniqueTerraformNames } from './remediation.ts';
+import {
+  ADMIN_POLICY_ARN,
+  accessEntryCommands,
+  eksCommand,
+  principalArnFlag,
+  str,
+  uniqueTerraformNames,
+} from './remediation.ts';
 import { entryArnOf, unknownPathText } from './role-arn.ts';
 import { firstOf, kindCounts, listedLines, MAX_LISTED } from './rules/listing.ts';
 
@@ -76,7 +84,8 @@ function keptUsername(p: AwsAuthOnlyPrincipal, nodeType: string | undefined): st
 export function accessEntryCommandsFor(a: Analysis, p: AwsAuthOnlyPrincipal): ShellCommand[] {
   const nodeType = nodeEntryTypeOf(a, p);
   const arn = principalArnFlag(p.arn);
-  if (nodeType) return [eksCommand(a, 'create-access-entry', arn, { flag: '--type', value: nodeType })];
+  // a node entry EKS already has (stale, or of another type) is deleted first
+  if (nodeType) return accessEntryCommands(a, p.arn, nodeType as AccessEntryType);
   const groups = groupsOf(p);
   const username = keptUsername(p, nodeType);
   const words: ShellWord[] = [

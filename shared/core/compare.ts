@@ -4,6 +4,7 @@
  */
 import { analyzeSnapshot } from './analysis.ts';
 import { compareSnapshots, type EvaluateOptions } from './engine.ts';
+import { dedupeFixCommands } from './fix-dedupe.ts';
 import type { ClusterSnapshot, Finding, Remediation } from './model.ts';
 import { type MigrationStep, podIdentityPlan, workloadUses } from './parity.ts';
 import { renderFix } from './remediation.ts';
@@ -45,14 +46,16 @@ export function compareClusters(
   to: ClusterSnapshot,
   options: EvaluateOptions = {},
 ): CompareResult {
-  const findings = compareSnapshots(from, to, options);
+  const findings = dedupeFixCommands(compareSnapshots(from, to, options));
   const fixAll = fixAllOf(findings, to.clusterName);
   const source = analyzeSnapshot(from);
   const plan = podIdentityPlan(analyzeSnapshot(to), workloadUses(source), source);
   return {
     findings,
     ...(fixAll ? { fixAll } : {}),
-    ...(plan ? { podIdentityPlan: { steps: plan.steps, remediation: renderFix(plan.fix) } } : {}),
+    ...(plan
+      ? { podIdentityPlan: { steps: plan.steps, remediation: renderFix(plan.fix, { region: to.region }) } }
+      : {}),
   };
 }
 
@@ -60,5 +63,5 @@ export function compareClusters(
 export function podIdentityPlanOf(s: ClusterSnapshot): CompareResult['podIdentityPlan'] {
   const a = analyzeSnapshot(s);
   const plan = podIdentityPlan(a, workloadUses(a));
-  return plan && { steps: plan.steps, remediation: renderFix(plan.fix) };
+  return plan && { steps: plan.steps, remediation: renderFix(plan.fix, { region: s.region }) };
 }

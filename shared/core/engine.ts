@@ -73,7 +73,9 @@ function toFinding(
   return {
     ruleId: rule.id,
     ...rest,
-    ...(remediation === undefined ? {} : { remediation: renderFix(remediation) }),
+    ...(remediation === undefined
+      ? {}
+      : { remediation: renderFix(remediation, { region: a.cluster.region }) }),
     cluster: a.cluster,
     trigger,
     fingerprint: fingerprintOf([

@@ -11,7 +11,7 @@ import { type HclAttribute, type HclItem, renderHcl } from './quote/hcl.ts';
 import { jsonText } from './quote/json.ts';
 import type { Rendered } from './quote/rendered.ts';
 import { CONTINUE, renderShellScript, type ShellLine, type ShellWord } from './quote/shell.ts';
-import { authModeCommand, eksCommand, str, uniqueTerraformNames } from './remediation.ts';
+import { eksCommand, modeSwitchScript, str, uniqueTerraformNames } from './remediation.ts';
 import { oneLine } from './render/layout.ts';
 
 /** The JSON plan: `{cluster, steps[], accessEntries[], blockers[]}` and nothing else. */
@@ -161,19 +161,7 @@ function eks(plan: MigrationPlan, operation: string, ...words: ShellWord[]): She
 }
 
 function modeSwitch(plan: MigrationPlan, mode: string): ShellLine[] {
-  return [
-    authModeCommand(plan.cluster, mode),
-    {
-      argv: [
-        'aws',
-        'eks',
-        'wait',
-        'cluster-active',
-        { flag: '--name', value: plan.cluster.name },
-        { flag: '--region', value: plan.cluster.region },
-      ],
-    },
-  ];
+  return modeSwitchScript(plan.cluster, mode);
 }
 
 export function migrationAwsCli(plan: MigrationPlan): Rendered {

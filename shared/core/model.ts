@@ -359,7 +359,10 @@ export interface BlastRadius {
 export interface Remediation {
   /** What to do, one or two sentences. */
   summary: string;
+  /** AWS CLI commands only, one script run top to bottom. */
   awsCli?: string;
+  /** Other tools' ways to the same fix (eksctl, kubectl …): separate labelled shell scripts. */
+  alternatives?: Array<{ label: string; shell: string }>;
   terraform?: string;
   awsAuthYaml?: string;
   /** The IAM trust-policy statements to add, as a JSON policy document. */

@@ -5,7 +5,7 @@
 import type { Analysis } from './analysis.ts';
 import { type ConsumerInventory, nodeCountOf, nodeLabel, type RoleConsumer } from './consumers.ts';
 import type { AccessEntryType, BlastRadius, ComputeNode, Remediation } from './model.ts';
-import { roleArnWithoutPath, roleNameOf } from './principal.ts';
+import { principalKey, roleArnWithoutPath, roleNameOf } from './principal.ts';
 import { type HclItem, type HclValue, renderHcl } from './quote/hcl.ts';
 import { jsonText } from './quote/json.ts';
 import type { Rendered } from './quote/rendered.ts';
@@ -101,8 +101,13 @@ export function uniqueTerraformNames(arns: readonly string[]): string[] {
 export interface FixPlan {
   /** What to do, one or two sentences (prose: renderers escape it). */
   summary: string;
-  /** AWS CLI commands (argv vectors). */
+  /**
+   * AWS CLI commands (argv vectors): one script, run top to bottom under `set -euo pipefail`.
+   * Only `aws` commands; other tools go to `alternatives`.
+   */
   cli?: ShellScript;
+  /** Other ways to the same fix (eksctl, kubectl …), each its own labelled script. */
+  alternatives?: ReadonlyArray<{ label: string; script: ShellScript }>;
   /** Terraform configuration, or a Terraform command line. */
   terraform?: { hcl: readonly HclItem[] } | { shell: ShellScript };
   /** One aws-auth list item. */
@@ -120,19 +125,50 @@ const BLOCK_LABEL = {
   awsAuthYaml: 'aws-auth YAML',
 } as const;
 
+export interface FixContext {
+  /** The cluster's Region: `aws iam …` commands get `--region` too (without a default Region the CLI refuses them). */
+  region?: string;
+}
+
+/** The AWS CLI script each rendered remediation was made from (for `dedupeFixCommands`). */
+const fixScripts = new WeakMap<Remediation, ShellScript>();
+
+export function fixScriptOf(r: Remediation): ShellScript | undefined {
+  return fixScripts.get(r);
+}
+
+const hasFlag = (c: ShellCommand, flag: string) =>
+  c.argv.some((w) => typeof w !== 'string' && 'flag' in w && w.flag === flag);
+
+/** `aws iam <op> …` without `--region` gets `--region <region>` after the operation. */
+export function withIamRegion(script: ShellScript, region: string): ShellScript {
+  return script.map((line) => {
+    if ('comment' in line || line.argv[0] !== 'aws' || line.argv[1] !== 'iam' || hasFlag(line, '--region'))
+      return line;
+    return { argv: [...line.argv.slice(0, 3), { flag: '--region', value: region }, ...line.argv.slice(3)] };
+  });
+}
+
 /**
  * The fix as the code blocks a user pastes. A block whose values its language cannot carry
  * exactly (a NUL in a shell argument, a lone surrogate) is left out, with a note saying why.
  */
-export function renderFix(plan: FixPlan): Remediation {
+export function renderFix(plan: FixPlan, context: FixContext = {}): Remediation {
+  const cli = plan.cli && context.region !== undefined ? withIamRegion(plan.cli, context.region) : plan.cli;
   const out: Remediation = { summary: plan.summary };
+  fixScripts.set(out, cli ?? []);
   const refused: string[] = [];
   const put = (field: keyof typeof BLOCK_LABEL, r: Rendered | undefined) => {
     if (r === undefined) return;
     if (r.ok) out[field] = r.text;
     else refused.push(`The ${BLOCK_LABEL[field]} is not shown: ${r.reason}.`);
   };
-  put('awsCli', plan.cli && renderShellScript(plan.cli));
+  put('awsCli', cli && renderShellScript(cli));
+  for (const alt of plan.alternatives ?? []) {
+    const r = renderShellScript(alt.script);
+    if (r.ok) out.alternatives = [...(out.alternatives ?? []), { label: alt.label, shell: r.text }];
+    else refused.push(`The ${alt.label} block is not shown: ${r.reason}.`);
+  }
   const tf = plan.terraform;
   put('terraform', tf && ('hcl' in tf ? renderHcl(tf.hcl) : renderShellScript(tf.shell)));
   put('awsAuthYaml', plan.awsAuth && renderAwsAuthEntry(plan.awsAuth));
@@ -179,6 +215,25 @@ export function authModeCommand(cluster: { name: string; region: string }, mode:
   };
 }
 
+/** `aws eks wait cluster-active …`: the switch is an update that takes minutes. */
+export function waitActiveCommand(cluster: { name: string; region: string }): ShellCommand {
+  return {
+    argv: [
+      'aws',
+      'eks',
+      'wait',
+      'cluster-active',
+      { flag: '--name', value: cluster.name },
+      { flag: '--region', value: cluster.region },
+    ],
+  };
+}
+
+/** The switch, then the wait until the cluster is ACTIVE again (access-entry calls before it fail). */
+export function modeSwitchScript(cluster: { name: string; region: string }, mode: string): ShellCommand[] {
+  return [authModeCommand(cluster, mode), waitActiveCommand(cluster)];
+}
+
 export const principalArnFlag = (arn: string): ShellWord => ({ flag: '--principal-arn', value: arn });
 
 function awsAuthMappingFor(roleArn: string, req: NodeRequirement): AwsAuthEntry {
@@ -201,11 +256,52 @@ function awsAuthMappingFor(roleArn: string, req: NodeRequirement): AwsAuthEntry 
   };
 }
 
-function accessEntryCli(a: Analysis, principalArn: string, type: AccessEntryType): ShellCommand {
-  return eksCommand(a, 'create-access-entry', CONTINUE, principalArnFlag(principalArn), {
-    flag: '--type',
-    value: type,
-  });
+/**
+ * The commands that leave `principalArn` with an access entry of `type` and no groups: create it;
+ * or, over an entry EKS already has for that ARN — stale (bound to a deleted or re-created role)
+ * or of another type (a type cannot be updated) — delete it first (create would fail with
+ * ResourceInUseException); a STANDARD entry wanted with other groups is updated.
+ */
+export function accessEntryCommands(
+  a: Pick<Analysis, 'cluster' | 'deadEntries'> & { accessEntries?: Analysis['accessEntries'] | undefined },
+  principalArn: string,
+  type: AccessEntryType,
+  groups: readonly string[] = [],
+): ShellCommand[] {
+  const arn = principalArnFlag(principalArn);
+  const key = principalKey(principalArn);
+  const existing = a.accessEntries?.find((e) => e.principalArn === principalArn);
+  const groupWords = groups.length > 0 ? [{ flag: '--kubernetes-groups', values: groups }] : [];
+  const create = eksCommand(
+    a,
+    'create-access-entry',
+    CONTINUE,
+    arn,
+    { flag: '--type', value: type },
+    ...groupWords,
+  );
+  if (existing === undefined) return [create];
+  const dead = a.deadEntries.get(key)?.entry === existing;
+  if (!dead && existing.type === type && type === 'STANDARD') {
+    return [
+      eksCommand(a, 'update-access-entry', CONTINUE, arn, { flag: '--kubernetes-groups', values: groups }),
+    ];
+  }
+  return [eksCommand(a, 'delete-access-entry', CONTINUE, arn), create];
+}
+
+function accessEntryCli(
+  a: Analysis,
+  principalArn: string,
+  type: AccessEntryType,
+  options: NodeAccessOptions = {},
+): ShellCommand[] {
+  const entries = options.entriesAfter ?? a;
+  return accessEntryCommands(
+    { cluster: a.cluster, accessEntries: entries.accessEntries, deadEntries: entries.deadEntries },
+    principalArn,
+    type,
+  );
 }
 
 function accessEntryTerraform(a: Analysis, principalArn: string, type: AccessEntryType): HclItem[] {
@@ -286,6 +382,8 @@ function kubectlPatchMapRoles(mapRoles: string): ShellCommand {
 }
 
 export interface NodeAccessOptions {
+  /** The access entries the fix will meet, when not those of the state it is built on (a change deletes one). */
+  entriesAfter?: Pick<Analysis, 'accessEntries' | 'deadEntries'>;
   /** Other states that may know the role's real ARN (the source cluster of a comparison). */
   knownIn?: readonly Analysis[];
   /**
@@ -376,20 +474,24 @@ function knownRoleAccessRemediation(
       awsAuth,
       cli: [
         { comment: 'Durable: access entries (the switch is one-way and keeps aws-auth working).' },
-        authModeCommand(a.cluster, 'API_AND_CONFIG_MAP'),
-        accessEntryCli(a, roleArn, type),
+        ...modeSwitchScript(a.cluster, 'API_AND_CONFIG_MAP'),
+        ...accessEntryCli(a, roleArn, type, options),
+      ],
+      alternatives: [
         {
-          comment: removes
-            ? 'Or, staying in CONFIG_MAP: re-add the mapping once EKS has removed it (node group gone):'
-            : 'Or, staying in CONFIG_MAP: add the mapping to aws-auth:',
+          label: removes
+            ? 'Or, staying in CONFIG_MAP: re-add the mapping once EKS has removed it (node group gone)'
+            : 'Or, staying in CONFIG_MAP: add the mapping to aws-auth',
+          script: [
+            ...(eksctl ? [eksctl] : []),
+            ...(patch && before !== undefined
+              ? [
+                  { comment: 'or restore mapRoles as it was before the deletion (overwrites later edits):' },
+                  kubectlPatchMapRoles(before),
+                ]
+              : []),
+          ],
         },
-        ...(eksctl ? [eksctl] : []),
-        ...(patch && before !== undefined
-          ? [
-              { comment: 'or restore mapRoles as it was before the deletion (overwrites later edits):' },
-              kubectlPatchMapRoles(before),
-            ]
-          : []),
       ],
       terraform: {
         hcl: [
@@ -409,7 +511,7 @@ function knownRoleAccessRemediation(
   }
   return {
     summary: `Create an access entry of type ${type} for ${roleArn}: access entries are not overwritten by whatever manages aws-auth.`,
-    cli: [accessEntryCli(a, roleArn, type)],
+    cli: accessEntryCli(a, roleArn, type, options),
     terraform: { hcl: accessEntryTerraform(a, roleArn, type) },
     ...(a.mode === 'API_AND_CONFIG_MAP' ? { awsAuth } : {}),
     ...(a.mode === 'API_AND_CONFIG_MAP'

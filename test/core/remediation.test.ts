@@ -31,16 +31,23 @@ describe('node access fix in CONFIG_MAP mode', () => {
     expect(summary).toContain('re-add the mapping after EKS has removed it');
     const cli = f.remediation?.awsCli ?? '';
     const at = (s: string) => cli.indexOf(s);
-    expect(at('aws eks create-access-entry')).toBeGreaterThan(at('aws eks update-cluster-config'));
-    expect(at('eksctl create iamidentitymapping')).toBeGreaterThan(at('aws eks create-access-entry'));
-    expect(at('kubectl patch configmap/aws-auth')).toBeGreaterThan(at('eksctl create iamidentitymapping'));
+    expect(at('aws eks wait cluster-active')).toBeGreaterThan(at('aws eks update-cluster-config'));
+    expect(at('aws eks create-access-entry')).toBeGreaterThan(at('aws eks wait cluster-active'));
+    // the CONFIG_MAP alternatives are their own block, never inside the AWS CLI script
+    expect(cli).not.toMatch(/eksctl|kubectl/);
+    const alt = f.remediation?.alternatives?.[0]?.shell ?? '';
+    expect(f.remediation?.alternatives?.[0]?.label).toMatch(/^Or, staying in CONFIG_MAP/);
+    expect(alt.indexOf('kubectl patch configmap/aws-auth')).toBeGreaterThan(
+      alt.indexOf('eksctl create iamidentitymapping'),
+    );
+    expect(alt.indexOf('eksctl create iamidentitymapping')).toBe(0);
   });
 
   it('writes eksctl and kubectl patch forms a shell passes exactly, restoring the mapping EKS removes', () => {
     // a hostile mapRoles (quotes, $, a newline in a username) must survive both layers
     const hostile = `${nodeMapping()}- rolearn: arn:aws:iam::111122223333:role/x\n  username: "it's $(id) \`x\`"\n  groups:\n    - dev\n`;
     const f = deletion(hostile);
-    const run = runWithStubs('bash', `${f.remediation?.awsCli ?? ''}\n`);
+    const run = runWithStubs('bash', `${f.remediation?.alternatives?.[0]?.shell ?? ''}\n`);
     expect(run.stderr).toBe('');
     const eksctl = run.calls.find((c) => c[0] === 'eksctl');
     expect(eksctl).toEqual([
@@ -69,7 +76,7 @@ describe('node access fix in CONFIG_MAP mode', () => {
   it('leaves the kubectl patch out when mapRoles is too long to paste, and says so', () => {
     const long = `${nodeMapping()}${Array.from({ length: 80 }, (_, i) => `- rolearn: arn:aws:iam::111122223333:role/team-${i}\n  username: team-${i}\n  groups:\n    - dev\n`).join('')}`;
     const f = deletion(long);
-    expect(f.remediation?.awsCli).not.toContain('kubectl patch');
+    expect(f.remediation?.alternatives?.[0]?.shell).not.toContain('kubectl patch');
     expect(f.remediation?.notes?.join(' ')).toContain('no kubectl patch form is shown');
   });
 });
@@ -139,10 +146,10 @@ describe('fixes for a role whose IAM path the snapshot cannot tell', () => {
     const run = runWithStubs('bash', cli);
     expect(run.calls.map((c) => c.slice(0, 3).join(' '))).toEqual([
       'aws eks update-cluster-config',
+      'aws eks wait',
       'aws iam get-role',
-      'eksctl create iamidentitymapping',
     ]);
-    expect(run.calls[1]).toEqual([
+    expect(run.calls[2]).toEqual([
       'aws',
       'iam',
       'get-role',

@@ -55,9 +55,12 @@ async function runAll(argv: string[]): Promise<Json['findings']> {
   expect(json.stderr).toBe('');
   const findings = (JSON.parse(json.stdout) as Json).findings;
   const code = findings.flatMap((f) =>
-    [f.remediation?.awsCli, f.remediation?.terraform, f.remediation?.awsAuthYaml].filter(
-      (c): c is string => c !== undefined,
-    ),
+    [
+      f.remediation?.awsCli,
+      ...(f.remediation?.alternatives ?? []).map((x) => x.shell),
+      f.remediation?.terraform,
+      f.remediation?.awsAuthYaml,
+    ].filter((c): c is string => c !== undefined),
   );
   for (const format of ['text', 'markdown']) {
     const out = await runGolden([...argv, '--format', format]);

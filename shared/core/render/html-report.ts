@@ -177,6 +177,7 @@ function renderFinding(f: Finding): string {
     fix.push(`<p><strong>Fix:</strong> ${h(r.summary)}</p>`);
     for (const [label, code] of [
       ['AWS CLI', r.awsCli],
+      ...(r.alternatives ?? []).map((x) => [x.label, x.shell] as const),
       ['Terraform', r.terraform],
       ['aws-auth YAML', r.awsAuthYaml],
     ] as const) {

@@ -61,6 +61,8 @@ function blastRadiusJson(b: BlastRadius): Json {
 function remediationJson(r: Remediation): Json {
   const out: { [key: string]: Json } = { summary: r.summary };
   if (r.awsCli !== undefined) out.awsCli = r.awsCli;
+  if (r.alternatives !== undefined)
+    out.alternatives = r.alternatives.map((x) => ({ label: x.label, shell: x.shell }));
   if (r.terraform !== undefined) out.terraform = r.terraform;
   if (r.awsAuthYaml !== undefined) out.awsAuthYaml = r.awsAuthYaml;
   if (r.trustPolicyJson !== undefined) out.trustPolicyJson = r.trustPolicyJson;

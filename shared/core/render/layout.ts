@@ -349,6 +349,7 @@ export function nodesLabel(
 export function fixCode(r: Remediation): Array<{ label: string; code: string; language: string }> {
   const all = [
     { label: 'AWS CLI', code: r.awsCli, language: 'sh' },
+    ...(r.alternatives ?? []).map((x) => ({ label: x.label, code: x.shell, language: 'sh' })),
     { label: 'Terraform', code: r.terraform, language: 'hcl' },
     { label: 'aws-auth YAML', code: r.awsAuthYaml, language: 'yaml' },
     {

@@ -50,7 +50,7 @@ export const accessEntryDeletionUnauthorizes: Rule = {
             [consumer],
             fargate ? TIME_TO_IMPACT_FARGATE : nodesTimeToImpact([consumer]),
           ),
-          remediation: nodeAccessRemediation(b, change.principalArn, first),
+          remediation: nodeAccessRemediation(b, change.principalArn, first, { entriesAfter: a }),
         });
       }
     }

@@ -1,3 +1,4 @@
+import { modeSwitchScript } from '../remediation.ts';
 import type { Rule } from './types.ts';
 
 export const clusterConfigmapOnlyMode: Rule = {
@@ -21,19 +22,7 @@ export const clusterConfigmapOnlyMode: Rule = {
         remediation: {
           summary:
             'Enable access entries (one-way, aws-auth stays in effect), then move node roles to access entries.',
-          cli: [
-            {
-              argv: [
-                'aws',
-                'eks',
-                'update-cluster-config',
-                { flag: '--name', value: name },
-                { flag: '--region', value: region },
-                '--access-config',
-                'authenticationMode=API_AND_CONFIG_MAP',
-              ],
-            },
-          ],
+          cli: modeSwitchScript({ name, region }, 'API_AND_CONFIG_MAP'),
           terraform: {
             hcl: [
               {

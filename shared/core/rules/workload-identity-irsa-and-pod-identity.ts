@@ -32,20 +32,27 @@ export const workloadIdentityIrsaAndPodIdentity: Rule = {
           summary:
             'Remove the IRSA annotation once Pod Identity works for the service account (or delete the association to stay on IRSA).',
           cli: [
-            {
-              argv: [
-                'kubectl',
-                'annotate',
-                { flag: '--namespace', value: x.namespace },
-                `serviceaccount/${x.serviceAccount}`,
-                'eks.amazonaws.com/role-arn-',
-              ],
-            },
-            { comment: 'or, to stay on IRSA:' },
+            { comment: 'to stay on IRSA (see the kubectl block to move to Pod Identity):' },
             eksCommand(a, 'delete-pod-identity-association', {
               flag: '--association-id',
               value: x.associationId,
             }),
+          ],
+          alternatives: [
+            {
+              label: 'kubectl: move to Pod Identity (remove the IRSA annotation)',
+              script: [
+                {
+                  argv: [
+                    'kubectl',
+                    'annotate',
+                    { flag: '--namespace', value: x.namespace },
+                    `serviceaccount/${x.serviceAccount}`,
+                    'eks.amazonaws.com/role-arn-',
+                  ],
+                },
+              ],
+            },
           ],
         },
       });
