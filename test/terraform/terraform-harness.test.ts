@@ -41,7 +41,7 @@ describe('Terraform harness', () => {
     expect(results.map((r) => r.ok)).toEqual([true, false, false, true]);
     expect(results[0]?.how).toBe('batch');
     expect(results[1]?.diagnostics.map((d) => d.summary).join(' ')).toMatch(/Unsupported argument/);
-    expect(results[1]?.diagnostics[0]?.detail).toMatch(/access_entries is not expected here/);
+    expect(results[1]?.diagnostics[0]?.detail).toMatch(/named "access_entries" is not expected here/);
     expect(results[2]?.diagnostics.map((d) => d.summary).join(' ')).toMatch(/Incorrect attribute value type/);
   }, 240_000);
 });
