@@ -62,6 +62,7 @@ function remediationJson(r: Remediation): Json {
   const out: { [key: string]: Json } = { summary: r.summary };
   if (r.awsCli !== undefined) out.awsCli = r.awsCli;
   if (r.terraform !== undefined) out.terraform = r.terraform;
+  if (r.terraformFragmentOf !== undefined) out.terraformFragmentOf = r.terraformFragmentOf;
   if (r.awsAuthYaml !== undefined) out.awsAuthYaml = r.awsAuthYaml;
   if (r.trustPolicyJson !== undefined) out.trustPolicyJson = r.trustPolicyJson;
   if (r.trustPolicyReplaces === true) out.trustPolicyReplaces = true;

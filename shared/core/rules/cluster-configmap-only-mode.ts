@@ -35,6 +35,7 @@ export const clusterConfigmapOnlyMode: Rule = {
             },
           ],
           terraform: {
+            fragmentOf: `the aws_eks_cluster resource of cluster ${name} (with terraform-aws-modules/eks, its input authentication_mode = "API_AND_CONFIG_MAP" instead)`,
             hcl: [
               {
                 block: 'access_config',
