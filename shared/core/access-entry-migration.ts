@@ -11,7 +11,7 @@ import { usernameProblem } from './migrate.ts';
 import type { AccessEntryType } from './model.ts';
 import { principalKey } from './principal.ts';
 import type { HclItem } from './quote/hcl.ts';
-import type { ShellCommand, ShellScript, ShellWord } from './quote/shell.ts';
+import { renderShellScript, type ShellCommand, type ShellScript, type ShellWord } from './quote/shell.ts';
 import { ADMIN_POLICY_ARN, eksCommand, principalArnFlag, uniqueTerraformNames } from './remediation.ts';
 import { entryArnOf, unknownPathText } from './role-arn.ts';
 import { firstOf, kindCounts, listedLines, MAX_LISTED } from './rules/listing.ts';
@@ -145,6 +145,12 @@ function migrateCommand(a: Analysis, format: 'aws-cli' | 'terraform'): ShellComm
   };
 }
 
+/** The `migrate --format terraform` command line, shell-quoted (a note names it: no block of its own). */
+function migrateCommandText(a: Analysis): string {
+  const r = renderShellScript([migrateCommand(a, 'terraform')]);
+  return r.ok ? r.text : 'eks-auth-sentinel migrate --format terraform';
+}
+
 /**
  * The access entries for `principals` (roles and users: others have no entry form) as a fix: every
  * command up to MAX_FIX_PRINCIPALS, else the `migrate` command that plans them all.
@@ -166,8 +172,8 @@ export function accessEntriesFix(a: Analysis, principals: readonly AwsAuthOnlyPr
         migrateCommand(a, 'aws-cli'),
       ],
       notes: [
-        `For Terraform, \`eks-auth-sentinel migrate --cluster <name> --region <region> --format terraform > access.tf\` writes a file with all of them.`,
         `${what}: \`eks-auth-sentinel migrate\` plans an access entry for each (node roles with their type, system:masters as AmazonEKSClusterAdminPolicy, the aws-auth username where EKS accepts it) and names what cannot move.`,
+        `For Terraform, \`${migrateCommandText(a)} > access.tf\` writes a file with all of them.`,
         ...notes,
       ],
     };
