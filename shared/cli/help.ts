@@ -154,9 +154,9 @@ entries with kubernetesGroups; each role by its real ARN (IAM path included, fro
 roles). Blockers say what cannot move and what to do: mapAccounts, groups EKS refuses (system:…),
 username templates access entries do not support, principals whose access entry means otherwise.
 Steps: mode API_AND_CONFIG_MAP, create the entries, verify (whatif --auth-mode API), only then API.
---format json prints {cluster, steps, accessEntries, blockers}; terraform the aws_eks_access_entry and
-aws_eks_access_policy_association resources and the terraform-aws-eks access_entries input; aws-cli a
-script. Nothing is changed. Exits 1 when the plan has blockers, else 0: a blocker counts as critical
+--format json prints {cluster, steps, accessEntries, blockers}; terraform a file terraform validate
+accepts: the aws_eks_access_entry and aws_eks_access_policy_association resources, the terraform-aws-eks
+access_entries input commented out below them; aws-cli a script. Nothing is changed. Exits 1 when the plan has blockers, else 0: a blocker counts as critical
 (the switch would take that access for good), so only --fail-on none changes the exit code.
 `,
   rules: `eks-auth-sentinel rules [--format text|markdown|json]

@@ -11,7 +11,7 @@ import { usernameProblem } from './migrate.ts';
 import type { AccessEntryType } from './model.ts';
 import { principalKey } from './principal.ts';
 import type { HclAttribute, HclItem } from './quote/hcl.ts';
-import type { ShellCommand, ShellScript, ShellWord } from './quote/shell.ts';
+import { renderShellScript, type ShellCommand, type ShellScript, type ShellWord } from './quote/shell.ts';
 import {
   ADMIN_POLICY_ARN,
   accessEntryCommands,
@@ -22,6 +22,7 @@ import {
 } from './remediation.ts';
 import { entryArnOf, unknownPathText } from './role-arn.ts';
 import { firstOf, kindCounts, listedLines, MAX_LISTED } from './rules/listing.ts';
+import { accessEntriesFile, type TerraformEntry } from './terraform-access-entries.ts';
 
 export interface AwsAuthOnlyPrincipal {
   arn: string;
@@ -64,7 +65,7 @@ export function consumerOfPrincipal(a: Analysis, p: AwsAuthOnlyPrincipal): RoleC
 }
 
 /** The access entry type a principal needs: a node type for compute roles, else STANDARD (undefined). */
-export function nodeEntryTypeOf(a: Analysis, p: AwsAuthOnlyPrincipal): string | undefined {
+export function nodeEntryTypeOf(a: Analysis, p: AwsAuthOnlyPrincipal): AccessEntryType | undefined {
   const c = consumerOfPrincipal(a, p);
   if (!c) return undefined;
   if (c.requirements.has('fargate')) return 'FARGATE_LINUX';
@@ -108,37 +109,21 @@ export function accessEntryCommandsFor(a: Analysis, p: AwsAuthOnlyPrincipal): Sh
   return cmds;
 }
 
-/** One `access_entries` item of terraform-aws-modules/eks for a principal. */
-function accessEntryItem(a: Analysis, p: AwsAuthOnlyPrincipal, name: string): HclAttribute {
+/** The access entry of a principal as the Terraform writes it (`terraform-access-entries.ts`). */
+function terraformEntry(a: Analysis, p: AwsAuthOnlyPrincipal, name: string): TerraformEntry {
   const nodeType = nodeEntryTypeOf(a, p);
   const groups = groupsOf(p);
   const username = keptUsername(p, nodeType);
-  const body: HclAttribute[] = [{ name: 'principal_arn', value: str(p.arn) }];
-  if (nodeType) body.push({ name: 'type', value: str(nodeType) });
-  if (username !== undefined) body.push({ name: 'user_name', value: str(username) });
-  if (!nodeType && groups.length) body.push({ name: 'kubernetes_groups', value: { list: groups } });
-  if (!nodeType && p.groups.includes('system:masters')) {
-    body.push({
-      name: 'policy_associations',
-      value: {
-        object: [
-          {
-            name: 'admin',
-            value: {
-              object: [
-                { name: 'policy_arn', value: str(ADMIN_POLICY_ARN) },
-                {
-                  name: 'access_scope',
-                  value: { object: [{ name: 'type', value: str('cluster') }], inline: true },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    });
-  }
-  return { name, value: { object: body } };
+  return {
+    name,
+    principalArn: p.arn,
+    type: nodeType ?? 'STANDARD',
+    ...(username === undefined ? {} : { username }),
+    ...(!nodeType && groups.length ? { kubernetesGroups: groups } : {}),
+    ...(!nodeType && p.groups.includes('system:masters')
+      ? { accessPolicies: [{ policyArn: ADMIN_POLICY_ARN, accessScope: { type: 'cluster' as const } }] }
+      : {}),
+  };
 }
 
 /**
@@ -150,7 +135,8 @@ export const MAX_FIX_PRINCIPALS = 50;
 
 export interface AccessEntriesFix {
   cli: ShellScript;
-  terraform: { hcl: HclItem[] } | { shell: ShellScript };
+  /** A whole file; none past MAX_FIX_PRINCIPALS (a note names `migrate --format terraform`). */
+  terraform?: { hcl: HclItem[] };
   notes: string[];
 }
 
@@ -165,6 +151,12 @@ function migrateCommand(a: Analysis, format: 'aws-cli' | 'terraform'): ShellComm
       { flag: '--format', value: format },
     ],
   };
+}
+
+/** The `migrate --format terraform` command line, shell-quoted (a note names it: no block of its own). */
+function migrateCommandText(a: Analysis): string {
+  const r = renderShellScript([migrateCommand(a, 'terraform')]);
+  return r.ok ? r.text : 'eks-auth-sentinel migrate --format terraform';
 }
 
 /**
@@ -187,14 +179,9 @@ export function accessEntriesFix(a: Analysis, principals: readonly AwsAuthOnlyPr
         { comment: `${what}. Write the commands for all of them, review the file, then run it:` },
         migrateCommand(a, 'aws-cli'),
       ],
-      terraform: {
-        shell: [
-          { comment: `${what}. Write access_entries for all of them:` },
-          migrateCommand(a, 'terraform'),
-        ],
-      },
       notes: [
         `${what}: \`eks-auth-sentinel migrate\` plans an access entry for each (node roles with their type, system:masters as AmazonEKSClusterAdminPolicy, the aws-auth username where EKS accepts it) and names what cannot move.`,
+        `For Terraform, \`${migrateCommandText(a)} > access.tf\` writes a file with all of them.`,
         ...notes,
       ],
     };
@@ -215,14 +202,16 @@ export function accessEntriesFix(a: Analysis, principals: readonly AwsAuthOnlyPr
   }
   return {
     cli: writable.flatMap((p) => accessEntryCommandsFor(a, p)),
-    terraform: {
-      hcl: [
-        {
-          name: 'access_entries',
-          value: { object: writable.map((p, i) => accessEntryItem(a, p, names[i] ?? 'principal')) },
-        },
-      ],
-    },
+    ...(writable.length > 0
+      ? {
+          terraform: {
+            hcl: accessEntriesFile(
+              a.cluster.name,
+              writable.map((p, i) => terraformEntry(a, p, names[i] ?? 'principal')),
+            ),
+          },
+        }
+      : {}),
     notes,
   };
 }

@@ -28,10 +28,29 @@ function joined(findings: readonly Finding[], field: 'awsCli' | 'terraform' | 'a
 /** The findings' fixes as one block per language, in the findings' order (most severe first). */
 export function fixAllOf(findings: readonly Finding[], target: string): Remediation | undefined {
   const awsCli = joined(findings, 'awsCli', '\n');
-  const terraform = joined(findings, 'terraform', '\n\n');
+  // whole files only (each validates alone; identical ones once): a fragment belongs to a block
+  // of the user's own configuration and stays in its finding's fix
+  const wholeFiles = findings.filter((f) => f.remediation?.terraformFragmentOf === undefined);
+  const terraform = joined(
+    wholeFiles.filter(
+      (f, i) => wholeFiles.findIndex((g) => g.remediation?.terraform === f.remediation?.terraform) === i,
+    ),
+    'terraform',
+    '\n\n',
+  );
   const awsAuthYaml = joined(findings, 'awsAuthYaml', '');
   if (!awsCli && !terraform && !awsAuthYaml) return undefined;
-  const notes = [...new Set(findings.flatMap((f) => f.remediation?.notes ?? []))];
+  const fragments = findings.length - wholeFiles.length;
+  const notes = [
+    ...new Set([
+      ...findings.flatMap((f) => f.remediation?.notes ?? []),
+      ...(fragments > 0
+        ? [
+            `${fragments} Terraform fragment(s) to add to existing configuration are in their findings' fixes, not in this block.`,
+          ]
+        : []),
+    ]),
+  ];
   return {
     summary: `Apply on ${target} before traffic moves: ${findings.length} finding(s), their fixes in one block.`,
     ...(awsCli ? { awsCli } : {}),

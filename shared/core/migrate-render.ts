@@ -1,18 +1,19 @@
 /**
  * The migration plan (`migrate.ts`) as the user reads or pastes it: text, JSON, Terraform
- * (`aws_eks_access_entry` + `aws_eks_access_policy_association`, then the same as the
- * terraform-aws-eks `access_entries` input) and an AWS CLI script. Every principal ARN, username,
- * group and namespace is attacker-written (it comes from aws-auth or access entries): code goes
+ * (a whole file of `aws_eks_access_entry` + `aws_eks_access_policy_association`, the
+ * terraform-aws-eks `access_entries` input commented out: `terraform-access-entries.ts`) and an
+ * AWS CLI script. Every principal ARN, username, group and namespace is attacker-written (it comes from aws-auth or access entries): code goes
  * through the quoting layer of its language (`quote/hcl.ts`, `quote/shell.ts`, `quote/json.ts`),
  * text through `sanitize`.
  */
-import type { MigrationPlan, PlannedAccessEntry } from './migrate.ts';
-import { type HclAttribute, type HclItem, renderHcl } from './quote/hcl.ts';
+import type { MigrationPlan } from './migrate.ts';
+import { type HclItem, renderHcl } from './quote/hcl.ts';
 import { jsonText } from './quote/json.ts';
 import type { Rendered } from './quote/rendered.ts';
 import { CONTINUE, renderShellScript, type ShellLine, type ShellWord } from './quote/shell.ts';
-import { eksCommand, modeSwitchScript, str, uniqueTerraformNames } from './remediation.ts';
+import { authModeCommand, eksCommand, modeSwitchScript, str, uniqueTerraformNames } from './remediation.ts';
 import { oneLine } from './render/layout.ts';
+import { accessEntriesFile } from './terraform-access-entries.ts';
 
 /** The JSON plan: `{cluster, steps[], accessEntries[], blockers[]}` and nothing else. */
 export function migrationJson(plan: MigrationPlan): string {
@@ -56,100 +57,17 @@ export function migrationText(plan: MigrationPlan): string {
 // ---------------------------------------------------------------------------------------------
 // Terraform
 
-function scopeHcl(scope: { type: string; namespaces?: string[] }): HclAttribute[] {
-  return [
-    { name: 'type', value: str(scope.type) },
-    ...(scope.type === 'namespace' ? [{ name: 'namespaces', value: { list: scope.namespaces ?? [] } }] : []),
-  ];
-}
-
-function entryResource(cluster: string, name: string, e: PlannedAccessEntry): HclItem[] {
-  const items: HclItem[] = [
-    {
-      block: 'resource',
-      labels: ['aws_eks_access_entry', name],
-      body: [
-        { name: 'cluster_name', value: str(cluster) },
-        { name: 'principal_arn', value: str(e.principalArn) },
-        { name: 'type', value: str(e.type) },
-        ...(e.username === undefined ? [] : [{ name: 'user_name', value: str(e.username) }]),
-        ...(e.kubernetesGroups === undefined
-          ? []
-          : [{ name: 'kubernetes_groups', value: { list: e.kubernetesGroups } }]),
-      ],
-    },
-  ];
-  (e.accessPolicies ?? []).forEach((p, i) => {
-    items.push(
-      { blank: true },
-      {
-        block: 'resource',
-        labels: ['aws_eks_access_policy_association', i === 0 ? name : `${name}_${i + 1}`],
-        body: [
-          { name: 'cluster_name', value: str(cluster) },
-          // a reference, so Terraform creates the entry first
-          { name: 'principal_arn', value: { reference: `aws_eks_access_entry.${name}.principal_arn` } },
-          { name: 'policy_arn', value: str(p.policyArn) },
-          { blank: true },
-          { block: 'access_scope', labels: [], body: scopeHcl(p.accessScope) },
-        ],
-      },
-    );
-  });
-  return items;
-}
-
-function moduleEntry(name: string, e: PlannedAccessEntry): HclAttribute {
-  const body: HclAttribute[] = [
-    { name: 'principal_arn', value: str(e.principalArn) },
-    { name: 'type', value: str(e.type) },
-  ];
-  if (e.username !== undefined) body.push({ name: 'user_name', value: str(e.username) });
-  if (e.kubernetesGroups !== undefined)
-    body.push({ name: 'kubernetes_groups', value: { list: e.kubernetesGroups } });
-  const policies = e.accessPolicies ?? [];
-  if (policies.length > 0) {
-    const names = uniqueTerraformNames(policies.map((p) => `x/${policyName(p.policyArn)}`));
-    body.push({
-      name: 'policy_associations',
-      value: {
-        object: policies.map((p, i) => ({
-          name: names[i] ?? `policy_${i + 1}`,
-          value: {
-            object: [
-              { name: 'policy_arn', value: str(p.policyArn) },
-              { name: 'access_scope', value: { object: scopeHcl(p.accessScope), inline: true } },
-            ],
-          },
-        })),
-      },
-    });
-  }
-  return { name, value: { object: body } };
-}
-
 export function migrationTerraform(plan: MigrationPlan): Rendered {
   const names = uniqueTerraformNames(plan.accessEntries.map((e) => e.principalArn));
   const cluster = plan.cluster.name;
-  const items: HclItem[] = [
+  const head: HclItem[] = [
     {
       comment: `aws-auth → access entries for cluster ${cluster}: apply after authentication_mode = "API_AND_CONFIG_MAP" (access_config of aws_eks_cluster), and before "API".`,
     },
     ...plan.blockers.map((b) => ({ comment: `BLOCKER ${b.subject}: ${b.reason}` })),
   ];
-  plan.accessEntries.forEach((e, i) => {
-    const name = names[i] ?? `entry_${i + 1}`;
-    items.push({ blank: true }, ...entryResource(cluster, name, e));
-  });
-  items.push(
-    { blank: true },
-    { comment: 'or, with terraform-aws-modules/eks (module "eks" { … }), the same entries as its input:' },
-    {
-      name: 'access_entries',
-      value: { object: plan.accessEntries.map((e, i) => moduleEntry(names[i] ?? `entry_${i + 1}`, e)) },
-    },
-  );
-  const r = renderHcl(items);
+  const entries = plan.accessEntries.map((e, i) => ({ ...e, name: names[i] ?? `entry_${i + 1}` }));
+  const r = renderHcl(accessEntriesFile(cluster, entries, head));
   return r.ok ? { ok: true, text: `${r.text}\n` } : r;
 }
 

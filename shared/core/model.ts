@@ -363,7 +363,10 @@ export interface Remediation {
   awsCli?: string;
   /** Other tools' ways to the same fix (eksctl, kubectl …): separate labelled shell scripts. */
   alternatives?: Array<{ label: string; shell: string }>;
+  /** A whole file `terraform validate` accepts alone, unless `terraformFragmentOf` is set. */
   terraform?: string;
+  /** `terraform` is a fragment: what it is added to (`the aws_eks_cluster resource of cluster "prod"`). */
+  terraformFragmentOf?: string;
   awsAuthYaml?: string;
   /** The IAM trust-policy statements to add, as a JSON policy document. */
   trustPolicyJson?: string;

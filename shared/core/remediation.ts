@@ -27,6 +27,7 @@ import {
   WINDOWS_NODE_GROUPS,
 } from './resolve.ts';
 import { entryArnOf, type UnknownEntryArn, unknownPathText } from './role-arn.ts';
+import { accessEntriesFile } from './terraform-access-entries.ts';
 
 export const FIRST_NODES = 10;
 
@@ -108,8 +109,11 @@ export interface FixPlan {
   cli?: ShellScript;
   /** Other ways to the same fix (eksctl, kubectl …), each its own labelled script. */
   alternatives?: ReadonlyArray<{ label: string; script: ShellScript }>;
-  /** Terraform configuration, or a Terraform command line. */
-  terraform?: { hcl: readonly HclItem[] } | { shell: ShellScript };
+  /**
+   * Terraform configuration: a whole file `terraform validate` accepts alone, or, with
+   * `fragmentOf`, what to add to an existing block or module input (never a command line).
+   */
+  terraform?: { hcl: readonly HclItem[]; fragmentOf?: string };
   /** One aws-auth list item. */
   awsAuth?: AwsAuthEntry;
   /** A trust-policy document (the statements to add), written as JSON through `jsonText`. */
@@ -170,7 +174,8 @@ export function renderFix(plan: FixPlan, context: FixContext = {}): Remediation 
     else refused.push(`The ${alt.label} block is not shown: ${r.reason}.`);
   }
   const tf = plan.terraform;
-  put('terraform', tf && ('hcl' in tf ? renderHcl(tf.hcl) : renderShellScript(tf.shell)));
+  put('terraform', tf && renderHcl(tf.hcl));
+  if (out.terraform !== undefined && tf?.fragmentOf !== undefined) out.terraformFragmentOf = tf.fragmentOf;
   put('awsAuthYaml', plan.awsAuth && renderAwsAuthEntry(plan.awsAuth));
   if (plan.trustPolicy !== undefined) out.trustPolicyJson = jsonText(plan.trustPolicy, 2);
   if (plan.trustPolicy !== undefined && plan.trustPolicyReplaces) out.trustPolicyReplaces = true;
@@ -304,37 +309,36 @@ function accessEntryCli(
   );
 }
 
-function accessEntryTerraform(a: Analysis, principalArn: string, type: AccessEntryType): HclItem[] {
-  const name = terraformName(principalArn);
-  return [
-    {
-      block: 'resource',
-      labels: ['aws_eks_access_entry', name],
-      body: [
-        { name: 'cluster_name', value: str(a.cluster.name) },
-        { name: 'principal_arn', value: str(principalArn) },
-        { name: 'type', value: str(type) },
-      ],
-    },
-    { blank: true },
-    { comment: 'or, with terraform-aws-modules/eks:' },
-    {
-      name: 'access_entries',
-      value: {
-        object: [
-          {
-            name,
-            value: {
-              object: [
-                { name: 'principal_arn', value: str(principalArn) },
-                { name: 'type', value: str(type) },
-              ],
-            },
-          },
-        ],
-      },
-    },
-  ];
+function accessEntryTerraform(
+  a: Analysis,
+  principalArn: string,
+  type: AccessEntryType,
+  head: readonly HclItem[] = [],
+): HclItem[] {
+  return accessEntriesFile(a.cluster.name, [{ name: terraformName(principalArn), principalArn, type }], head);
+}
+
+/**
+ * The access entry of a role whose IAM path is unknown: a `data "aws_iam_role"` looks the role up
+ * by name, and the entry takes the ARN IAM gives (path included).
+ */
+export function roleLookupEntryTerraform(
+  a: Analysis,
+  roleName: string,
+  type: AccessEntryType,
+  head: readonly HclItem[] = [],
+): HclItem[] {
+  const name = terraformName(`arn:aws:iam::000000000000:role/${roleName}`);
+  return accessEntriesFile(
+    a.cluster.name,
+    [{ name, principalArn: { reference: `data.aws_iam_role.${name}.arn` }, type }],
+    [
+      ...head,
+      ...(head.length > 0 ? [{ blank: true as const }] : []),
+      { comment: "The role's IAM path is not known here: IAM gives its ARN, path included." },
+      { block: 'data', labels: ['aws_iam_role', name], body: [{ name: 'name', value: str(roleName) }] },
+    ],
+  );
 }
 
 const MODE_SWITCH_NOTE =
@@ -408,7 +412,13 @@ export function nodeAccessRemediation(
 ): FixPlan {
   const entry = entryArnOf(a, roleArn, ...(options.knownIn ?? []));
   if (entry.known) return knownRoleAccessRemediation(a, entry.arn, req, options);
-  return withArnLookup(knownRoleAccessRemediation(a, roleArn, req, options), roleArn, entry);
+  const head: HclItem[] =
+    a.mode === 'CONFIG_MAP'
+      ? [{ comment: 'after setting authentication_mode = "API_AND_CONFIG_MAP" on the cluster:' }]
+      : [];
+  return withArnLookup(knownRoleAccessRemediation(a, roleArn, req, options), roleArn, entry, {
+    hcl: roleLookupEntryTerraform(a, entry.roleName, requiredEntryType(req), head),
+  });
 }
 
 /**
@@ -416,7 +426,12 @@ export function nodeAccessRemediation(
  * such command becomes the `aws iam get-role` that prints the real ARN, and each of them a comment
  * saying how to run it with that ARN; the Terraform (which would carry the guess) is left out.
  */
-export function withArnLookup(fix: FixPlan, guessed: string, unknown: UnknownEntryArn): FixPlan {
+export function withArnLookup(
+  fix: FixPlan,
+  guessed: string,
+  unknown: UnknownEntryArn,
+  terraform?: FixPlan['terraform'],
+): FixPlan {
   const who = `role ${unknown.roleName} (by its ARN with the IAM path: look it up first)`;
   let looked = false;
   const cli = fix.cli?.flatMap((line): ShellScript => {
@@ -452,7 +467,13 @@ export function withArnLookup(fix: FixPlan, guessed: string, unknown: UnknownEnt
     ...rest,
     summary: fix.summary.split(guessed).join(who),
     ...(cli ? { cli } : {}),
-    notes: [...(fix.notes ?? []), `No Terraform is shown: ${unknownPathText(unknown)}.`],
+    ...(terraform ? { terraform } : {}),
+    notes: [
+      ...(fix.notes ?? []),
+      terraform
+        ? `The Terraform looks the role up by name (data "aws_iam_role"): ${unknownPathText(unknown)}.`
+        : `No Terraform is shown: ${unknownPathText(unknown)}.`,
+    ],
   };
 }
 
@@ -494,10 +515,9 @@ function knownRoleAccessRemediation(
         },
       ],
       terraform: {
-        hcl: [
+        hcl: accessEntryTerraform(a, roleArn, type, [
           { comment: 'after setting authentication_mode = "API_AND_CONFIG_MAP" on the cluster:' },
-          ...accessEntryTerraform(a, roleArn, type),
-        ],
+        ]),
       },
       notes: [
         MODE_SWITCH_NOTE,

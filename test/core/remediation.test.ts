@@ -163,12 +163,15 @@ describe('fixes for a role whose IAM path the snapshot cannot tell', () => {
       'text',
     ]);
     expect(cli).toContain('# then: aws eks create-access-entry --cluster-name prod --region eu-west-1');
-    expect(f?.remediation?.terraform).toBeUndefined();
+    // Terraform asks IAM for the ARN (path included) instead of guessing it
+    expect(f?.remediation?.terraform).toContain('data "aws_iam_role" "kp_node" {\n  name = "kp-node"\n}');
+    expect(f?.remediation?.terraform).toContain('principal_arn = data.aws_iam_role.kp_node.arn');
+    expect(f?.remediation?.terraform).not.toContain(KP);
     expect(f?.remediation?.summary).toContain(
       'role kp-node (by its ARN with the IAM path: look it up first)',
     );
     expect(f?.remediation?.notes?.at(-1)).toMatch(
-      /^No Terraform is shown: the IAM path of role "kp-node" is unknown/,
+      /^The Terraform looks the role up by name \(data "aws_iam_role"\): the IAM path of role "kp-node" is unknown/,
     );
     // aws-auth takes the path-less ARN: that alternative stays
     expect(f?.remediation?.awsAuthYaml).toContain(`rolearn: ${KP}`);

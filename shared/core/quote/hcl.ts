@@ -20,6 +20,8 @@ export type HclValue =
    * written bare, so it must be a dotted path of identifiers, never a value from outside.
    */
   | { reference: string }
+  /** A list of references, on one line: `[terraform_data.role_id]`. */
+  | { references: readonly string[] }
   /** An object constructor; `inline` writes it on one line (`{ type = "cluster" }`). */
   | { object: readonly HclAttribute[]; inline?: boolean };
 
@@ -34,7 +36,16 @@ export interface HclBlock {
   body: readonly HclItem[];
 }
 
-export type HclItem = HclAttribute | HclBlock | { comment: string } | { blank: true };
+/**
+ * `commentedOut`: configuration shown as an alternative, every line of it behind `# ` (a file
+ * that holds it still validates); written through the same quoting as live configuration.
+ */
+export type HclItem =
+  | HclAttribute
+  | HclBlock
+  | { comment: string }
+  | { blank: true }
+  | { commentedOut: readonly HclItem[] };
 
 const ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_-]*$/;
@@ -70,6 +81,8 @@ function valueLines(v: HclValue, indent: string): string[] {
     return [v.reference];
   }
   if ('list' in v) return [`[${v.list.map(hclString).join(', ')}]`];
+  if ('references' in v)
+    return [`[${v.references.map((r) => valueLines({ reference: r }, indent)[0]).join(', ')}]`];
   if (v.inline === true) {
     const parts = v.object.map((a) => `${key(a.name)} = ${valueLines(a.value, indent).join(' ')}`);
     return [parts.length === 0 ? '{}' : `{ ${parts.join(', ')} }`];
@@ -82,6 +95,10 @@ function bodyLines(items: readonly HclItem[], indent: string): string[] {
   const rendered = items.map((item) => {
     if ('comment' in item) return { lines: [`${indent}# ${commentText(item.comment)}`] };
     if ('blank' in item) return { lines: [''] };
+    if ('commentedOut' in item)
+      return {
+        lines: bodyLines(item.commentedOut, '').map((l) => (l === '' ? `${indent}#` : `${indent}# ${l}`)),
+      };
     if (isAttribute(item)) return { name: key(item.name), value: valueLines(item.value, indent) };
     const head = [item.block, ...item.labels.map(hclString)].join(' ');
     return { lines: [`${indent}${head} {`, ...bodyLines(item.body, `${indent}  `), `${indent}}`] };

@@ -20,7 +20,14 @@ import { escapeHtml } from '../quote/html.ts';
 import { jsonText } from '../quote/json.ts';
 import { blastRadiusView, podsRunOnLine } from './blast-radius.ts';
 import { buildDependencyGraph, type DependencyGraph, type GraphNode } from './dependency-graph.ts';
-import { countBySeverity, namesList, nodesLabel, planAddressOf, sortFindings } from './layout.ts';
+import {
+  countBySeverity,
+  namesList,
+  nodesLabel,
+  planAddressOf,
+  sortFindings,
+  terraformLabel,
+} from './layout.ts';
 
 export interface HtmlWhatIf {
   label: string;
@@ -178,10 +185,10 @@ function renderFinding(f: Finding): string {
     for (const [label, code] of [
       ['AWS CLI', r.awsCli],
       ...(r.alternatives ?? []).map((x) => [x.label, x.shell] as const),
-      ['Terraform', r.terraform],
+      [terraformLabel(r), r.terraform],
       ['aws-auth YAML', r.awsAuthYaml],
     ] as const) {
-      if (code !== undefined) fix.push(`<p class="meta">${label}</p><pre><code>${h(code)}</code></pre>`);
+      if (code !== undefined) fix.push(`<p class="meta">${h(label)}</p><pre><code>${h(code)}</code></pre>`);
     }
     if (r.notes && r.notes.length > 0)
       fix.push(`<ul>${r.notes.map((n) => `<li>${h(n)}</li>`).join('')}</ul>`);

@@ -64,6 +64,7 @@ function remediationJson(r: Remediation): Json {
   if (r.alternatives !== undefined)
     out.alternatives = r.alternatives.map((x) => ({ label: x.label, shell: x.shell }));
   if (r.terraform !== undefined) out.terraform = r.terraform;
+  if (r.terraformFragmentOf !== undefined) out.terraformFragmentOf = r.terraformFragmentOf;
   if (r.awsAuthYaml !== undefined) out.awsAuthYaml = r.awsAuthYaml;
   if (r.trustPolicyJson !== undefined) out.trustPolicyJson = r.trustPolicyJson;
   if (r.trustPolicyReplaces === true) out.trustPolicyReplaces = true;

@@ -345,12 +345,19 @@ export function nodesLabel(
   return list === '—' ? String(nodeCount) : `${nodeCount}: ${list}`;
 }
 
+/** `Terraform`, or for a fragment `Terraform — add to <what>` (never a file of its own). */
+export function terraformLabel(r: Pick<Remediation, 'terraformFragmentOf'>): string {
+  return r.terraformFragmentOf === undefined
+    ? 'Terraform'
+    : `Terraform — add to ${oneLine(r.terraformFragmentOf)}`;
+}
+
 /** The remediation's code, in the order shown: label, body, fence language. Empty ones left out. */
 export function fixCode(r: Remediation): Array<{ label: string; code: string; language: string }> {
   const all = [
     { label: 'AWS CLI', code: r.awsCli, language: 'sh' },
     ...(r.alternatives ?? []).map((x) => ({ label: x.label, code: x.shell, language: 'sh' })),
-    { label: 'Terraform', code: r.terraform, language: 'hcl' },
+    { label: terraformLabel(r), code: r.terraform, language: 'hcl' },
     { label: 'aws-auth YAML', code: r.awsAuthYaml, language: 'yaml' },
     {
       label: r.trustPolicyReplaces

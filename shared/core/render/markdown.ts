@@ -109,7 +109,7 @@ function renderFindingBlock(f: Finding): string {
   if (r !== undefined) {
     parts.push(`**Fix:** ${prose(r.summary)}`);
     for (const { label, code, language } of fixCode(r))
-      parts.push(`${label}:`, codeBlock(code, language).trimEnd());
+      parts.push(`${escapeMarkdown(label)}:`, codeBlock(code, language).trimEnd());
     if (r.notes !== undefined && r.notes.length > 0) {
       parts.push(`Notes:\n\n${r.notes.map((n) => `- ${prose(n).replace(/\n/g, '\n  ')}`).join('\n')}`);
     }
@@ -160,7 +160,7 @@ function renderHead(findings: readonly Finding[], options: RenderOptions): strin
 export function renderFixMarkdown(heading: string, r: Remediation): string {
   const parts = [`## ${escapeMarkdown(oneLine(heading))}`, prose(r.summary)];
   for (const { label, code, language } of fixCode(r))
-    parts.push(`${label}:`, codeBlock(code, language).trimEnd());
+    parts.push(`${escapeMarkdown(label)}:`, codeBlock(code, language).trimEnd());
   if (r.notes?.length) parts.push(r.notes.map((n) => `- ${prose(n).replace(/\n/g, '\n  ')}`).join('\n'));
   return `${parts.join('\n\n')}\n\n`;
 }

@@ -331,7 +331,7 @@ export function renderSlackNotice(notice: Notice, detail: Detail = 'full'): Slac
     for (const { label, code: body } of fixCode(r)) {
       const text = sanitize(body).replace(/\n+$/, '');
       if (detail !== 'full' || text.length > SLACK_LIMITS.maxCodeChars) {
-        omitted.push(`${label} (${plural(text.split('\n').length, 'line')})`);
+        omitted.push(`${escapeSlack(label)} (${plural(text.split('\n').length, 'line')})`);
         continue;
       }
       blocks.push({

@@ -2,6 +2,7 @@ import type { AccessScope } from '../model.ts';
 import { jsonText } from '../quote/json.ts';
 import { eksCommand, principalArnFlag } from '../remediation.ts';
 import { entryArnOf } from '../role-arn.ts';
+import { staleEntryTerraform, staleEntryTerraformNote } from '../stale-entry-terraform.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 const DNS_LABEL = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?$/;
@@ -77,12 +78,8 @@ export const accessEntryStalePrincipal: Rule = {
             : {
                 summary: 'Re-create the access entry so it binds to the current role.',
                 cli: [del, create, ...associate],
-                terraform: {
-                  shell: [
-                    { argv: ['terraform', 'apply', '-replace=aws_eks_access_entry.<name>'] },
-                    { comment: `<name>: the resource of the entry for ${arn}` },
-                  ],
-                },
+                terraform: { hcl: staleEntryTerraform(a.cluster.name, entry) },
+                notes: [staleEntryTerraformNote(entry.principalArn)],
               },
       });
     }

@@ -61,7 +61,7 @@ export const clusterApiModeIgnoresAwsAuth: Rule = {
         summary:
           'Create an access entry for each principal (the username and groups it had in aws-auth are kept below). API mode cannot be switched back.',
         cli: fix.cli,
-        terraform: fix.terraform,
+        ...(fix.terraform ? { terraform: fix.terraform } : {}),
         notes: fix.notes,
       },
     };

@@ -39,7 +39,7 @@ export const clusterAuthModeDropsPrincipals: Rule = {
       remediation: {
         summary: 'Create these access entries first, confirm access, then switch. API mode cannot be undone.',
         cli: fix.cli,
-        terraform: fix.terraform,
+        ...(fix.terraform ? { terraform: fix.terraform } : {}),
         notes: fix.notes,
       },
     };

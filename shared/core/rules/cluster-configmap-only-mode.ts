@@ -24,6 +24,7 @@ export const clusterConfigmapOnlyMode: Rule = {
             'Enable access entries (one-way, aws-auth stays in effect), then move node roles to access entries.',
           cli: modeSwitchScript({ name, region }, 'API_AND_CONFIG_MAP'),
           terraform: {
+            fragmentOf: `the aws_eks_cluster resource of cluster ${name} (with terraform-aws-modules/eks, its input authentication_mode = "API_AND_CONFIG_MAP" instead)`,
             hcl: [
               {
                 block: 'access_config',
