@@ -19,6 +19,7 @@ import type {
   AwsAuthConfigMap,
   ClusterId,
   ClusterSnapshot,
+  ComputeConfig,
   FargateProfile,
   Finding,
   IamRole,
@@ -58,6 +59,10 @@ export interface ClusterDescription {
   certificateAuthorityData?: string;
   /** `identity.oidc.issuer` (https URL), for IRSA. */
   oidcIssuer?: string;
+  /** The cluster IAM role (`roleArn`). */
+  roleArn?: string;
+  /** Auto Mode (`computeConfig`), when DescribeCluster returns it. */
+  computeConfig?: ComputeConfig;
 }
 
 /** EKS API of one Region. */

@@ -208,7 +208,8 @@ export function clusterJson(c: ClusterState, caData: string): Record<string, unk
     createdAt: epoch(c.createdAt),
     version: c.version,
     endpoint: c.endpoint,
-    roleArn: `arn:aws:iam::${c.accountId}:role/eks-cluster-role`,
+    roleArn: c.roleArn,
+    ...(c.computeConfig ? { computeConfig: { ...c.computeConfig } } : {}),
     resourcesVpcConfig: {
       subnetIds: ['subnet-0a1b2c3d4e5f60001', 'subnet-0a1b2c3d4e5f60002'],
       securityGroupIds: [],

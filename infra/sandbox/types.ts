@@ -8,6 +8,7 @@ import type {
   Addon,
   AuthenticationMode,
   ClusterSnapshot,
+  ComputeConfig,
   ComputeKind,
   FargateSelector,
   HealthIssue,
@@ -197,6 +198,10 @@ export interface SandboxCluster {
   version: string;
   platformVersion: string;
   oidcIssuer: string;
+  /** The cluster IAM role DescribeCluster names (the seed's, else `eks-cluster-role`). */
+  roleArn: string;
+  /** Auto Mode as DescribeCluster `computeConfig` gives it; undefined = not enabled. */
+  computeConfig: ComputeConfig | undefined;
   authenticationMode: AuthenticationMode;
   bootstrapClusterCreatorAdminPermissions: boolean;
   endpointPublicAccess: boolean;

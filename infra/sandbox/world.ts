@@ -9,6 +9,7 @@ import type {
   Addon,
   AuthenticationMode,
   ClusterSnapshot,
+  ComputeConfig,
   ComputeNode,
   KarpenterNodeClass,
   PodIdentityAssociation,
@@ -95,6 +96,8 @@ export class ClusterState implements SandboxCluster {
   platformVersion: string;
   /** The seed's OIDC issuer (DescribeCluster identity.oidc.issuer); else one derived from the name. */
   oidcIssuer: string;
+  roleArn: string;
+  computeConfig: ComputeConfig | undefined;
   authenticationMode: AuthenticationMode;
   bootstrapClusterCreatorAdminPermissions: boolean;
   endpointPublicAccess: boolean;
@@ -139,6 +142,11 @@ export class ClusterState implements SandboxCluster {
     this.platformVersion = init.info.platformVersion ?? 'eks.12';
     this.oidcIssuer =
       init.info.oidcIssuer ?? `https://oidc.eks.${init.region}.amazonaws.com/id/${init.name.toUpperCase()}`;
+    this.roleArn = init.info.roleArn ?? `arn:aws:iam::${init.accountId}:role/eks-cluster-role`;
+    this.computeConfig = init.info.computeConfig && {
+      ...init.info.computeConfig,
+      nodePools: [...init.info.computeConfig.nodePools],
+    };
     this.authenticationMode = init.info.authenticationMode;
     this.bootstrapClusterCreatorAdminPermissions = init.info.bootstrapClusterCreatorAdminPermissions ?? true;
     this.endpointPublicAccess = init.info.endpointPublicAccess ?? true;

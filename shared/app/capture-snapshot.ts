@@ -228,6 +228,9 @@ function clusterInfo(cluster: ClusterDescription): ClusterSnapshot['cluster'] {
   if (cluster.endpointPrivateAccess !== undefined) info.endpointPrivateAccess = cluster.endpointPrivateAccess;
   if (cluster.publicAccessCidrs !== undefined) info.publicAccessCidrs = [...cluster.publicAccessCidrs];
   if (cluster.oidcIssuer !== undefined) info.oidcIssuer = cluster.oidcIssuer;
+  if (cluster.roleArn !== undefined) info.roleArn = cluster.roleArn;
+  if (cluster.computeConfig !== undefined)
+    info.computeConfig = { ...cluster.computeConfig, nodePools: [...cluster.computeConfig.nodePools] };
   return info;
 }
 

@@ -32,6 +32,19 @@ export interface ClusterInfo {
   publicAccessCidrs?: string[];
   /** The cluster's OIDC issuer URL (DescribeCluster `identity.oidc.issuer`), for IRSA. */
   oidcIssuer?: string;
+  /** The cluster IAM role (DescribeCluster `roleArn`): Auto Mode gives it an access entry EKS owns. */
+  roleArn?: string;
+  /** EKS Auto Mode (DescribeCluster `computeConfig`); absent when not read or not enabled. */
+  computeConfig?: ComputeConfig;
+}
+
+/** DescribeCluster `computeConfig`: Auto Mode, its built-in node pools and their node role. */
+export interface ComputeConfig {
+  enabled: boolean;
+  /** The built-in node pools in use (`general-purpose`, `system`); empty when only custom ones are. */
+  nodePools: string[];
+  /** The node role of the built-in node pools. */
+  nodeRoleArn?: string;
 }
 
 /** One entry of the ConfigMap's metadata.managedFields, reduced to what the rules need. */

@@ -89,6 +89,14 @@ function buildSchema() {
     endpointPrivateAccess: z.exactOptional(z.boolean()),
     publicAccessCidrs: z.exactOptional(z.array(z.string())),
     oidcIssuer: z.exactOptional(z.string()),
+    roleArn: z.exactOptional(z.string()),
+    computeConfig: z.exactOptional(
+      z.strictObject({
+        enabled: z.boolean(),
+        nodePools: z.array(z.string()),
+        nodeRoleArn: z.exactOptional(z.string()),
+      }),
+    ),
   });
 
   const managedFieldSchema = z.strictObject({

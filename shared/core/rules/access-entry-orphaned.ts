@@ -1,3 +1,4 @@
+import { eksOwnershipOf } from '../eks-owned.ts';
 import { principalKey } from '../principal.ts';
 import { eksCommand, principalArnFlag } from '../remediation.ts';
 import type { FindingDraft, Rule } from './types.ts';
@@ -31,6 +32,8 @@ export const accessEntryOrphaned: Rule = {
     for (const e of a.accessEntries) {
       if (!NODE_TYPES.has(e.type)) continue;
       if (a.consumers.byRole.has(principalKey(e.principalArn))) continue;
+      // EKS created it (Auto Mode's built-in node role before any node runs, …): not left behind.
+      if (eksOwnershipOf(e, s, a.roles)) continue;
       out.push({
         severity: 'low',
         subject: e.principalArn,
