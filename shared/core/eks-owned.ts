@@ -3,22 +3,24 @@
  * They are never drift, stale or orphaned — no IaC declares them, no compute the inventory sees
  * uses them — and their loss breaks an EKS feature, so it alerts (`access-entry/eks-owned-removed`).
  *
- * How an entry is recognised, and the facts each way rests on (shared/domain/eks-auth-facts.md):
+ * How an entry is recognised, and the facts each way rests on (docs/eks-auth-semantics.md
+ * #eks-owned-access-entries and #access-entry-types):
  * - `capability`: the principal's trust policy allows the service principal
- *   `capabilities.eks.amazonaws.com` (§12; EKS user guide "capability IAM role": every capability
+ *   `capabilities.eks.amazonaws.com` (EKS user guide "capability IAM role": every capability
  *   role must trust it). EKS creates the capability's access entries itself; deleting one makes
- *   the capability report `AccessDenied` (§12). Needs the role's trust policy in `iamRoles`
+ *   the capability report `AccessDenied`. Needs the role's trust policy in `iamRoles`
  *   (a capture keeps it for such roles, capture-workload-identity.ts).
  * - `auto-mode-cluster-role`: Auto Mode is on (DescribeCluster `computeConfig.enabled`) and the
- *   principal is the cluster role (`roleArn`): EKS creates its entry at cluster creation (§11).
+ *   principal is the cluster role (`roleArn`): EKS creates its entry at cluster creation.
  * - `auto-mode-node-role`: Auto Mode uses built-in node pools (`computeConfig.nodePools` not
  *   empty) and the principal is their node role (`computeConfig.nodeRoleArn`): EKS creates that
- *   `EC2` entry only for the built-in node pools (§12 correction). A custom NodeClass role's entry
+ *   `EC2` entry only for the built-in node pools (terraform-aws-modules/terraform-aws-eks#3241). A custom NodeClass role's entry
  *   is the customer's to create (rule `nodes/role-unauthorized`), and not EKS-owned.
  * - `eks-reserved`: the entry's username starts with `eks:`, `aws:`, `amazon:` or `iam:`, which
- *   no caller may give an access entry (§4.1), or its principal is a service-linked role
- *   (`role/aws-service-role/…`), which callers may not name (§4.1): only AWS wrote it. The
- *   cluster-insights entry EKS creates in every cluster (§12) is recognised this way; its exact
+ *   no caller may give an access entry, or its principal is a service-linked role
+ *   (`role/aws-service-role/…`), which callers may not name (EKS user guide, creating access
+ *   entries): only AWS wrote it. The cluster-insights entry EKS creates in every cluster is
+ *   recognised this way; its exact
  *   principal and username are not published, so it is not matched by name.
  * Tags are not used: access-entry tags are caller-written and not in the snapshot.
  */
@@ -41,7 +43,7 @@ export interface EksOwnership {
 }
 
 /**
- * Username prefixes no caller may set (§4.1; migrate.ts `RESERVED_USERNAME_PREFIXES`, not imported:
+ * Username prefixes no caller may set (EKS user guide, creating access entries; migrate.ts `RESERVED_USERNAME_PREFIXES`, not imported:
  * the event path's rules carry no migration code). `system:` is left out: node entries carry
  * `system:node:…` by default.
  */

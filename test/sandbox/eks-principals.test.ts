@@ -1,5 +1,5 @@
 /**
- * The sandbox's EKS for the newest principals (eks-auth-facts §12), through the real SDK client:
+ * The sandbox's EKS for the newest principals (docs/eks-auth-semantics.md#eks-owned-access-entries), through the real SDK client:
  * `HYPERPOD_LINUX` entries, and what EKS-owned and Auto Mode entries need.
  */
 import {

@@ -5,7 +5,7 @@ import type { FindingDraft, Rule } from './types.ts';
 
 /**
  * Node entry types whose users the snapshot's inventory can see. `HYPERPOD_LINUX` is a node type
- * too (eks-auth-facts §12: node types take IAM roles only), but SageMaker HyperPod's instances are
+ * too (docs/eks-auth-semantics.md#access-entry-types: node types take IAM roles only), but SageMaker HyperPod's instances are
  * neither node groups, profiles, node classes nor EC2 instances of the account: "nothing uses it"
  * cannot be known, so it is never called orphaned.
  */

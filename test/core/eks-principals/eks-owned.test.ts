@@ -1,5 +1,5 @@
 /**
- * EKS-owned access entries (core/eks-owned.ts; eks-auth-facts §11, §12, §4.1): never drift, stale
+ * EKS-owned access entries (core/eks-owned.ts; docs/eks-auth-semantics.md#eks-owned-access-entries): never drift, stale
  * or orphaned; their loss alerts with the fix that restores them — in a snapshot diff, in a
  * CloudTrail DeleteAccessEntry, in a what-if. Scenarios: scenarios/eks-principals/.
  */

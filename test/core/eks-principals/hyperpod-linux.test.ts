@@ -1,5 +1,5 @@
 /**
- * `HYPERPOD_LINUX` is an access-entry type (eks-auth-facts §4.1, §11, §12): every place that
+ * `HYPERPOD_LINUX` is an access-entry type (docs/eks-auth-semantics.md#access-entry-types): every place that
  * validates types accepts it, and it is node-like — a role of the cluster's account only, no
  * groups or username — yet never "orphaned", since HyperPod's instances are not in the inventory.
  */
