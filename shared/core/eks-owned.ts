@@ -30,7 +30,6 @@ import type { AccessEntry, ClusterSnapshot, IamRole } from './model.ts';
 import { principalKey } from './principal.ts';
 
 export const CAPABILITIES_SERVICE = 'capabilities.eks.amazonaws.com';
-export const AUTO_NODE_POLICY_ARN = 'arn:aws:eks::aws:cluster-access-policy/AmazonEKSAutoNodePolicy';
 
 export type EksOwnerKind = 'capability' | 'auto-mode-cluster-role' | 'auto-mode-node-role' | 'eks-reserved';
 

@@ -155,6 +155,19 @@ export interface KarpenterNodeClass {
   instanceProfile?: string;
 }
 
+/**
+ * An EKS Auto Mode NodeClass (`nodeclasses.eks.amazonaws.com/v1`). Its `spec.role` names the node
+ * role; a class other than the built-in `default` needs an `EC2` access entry with
+ * `AmazonEKSAutoNodePolicy` that EKS does not create (docs/eks-auth-semantics.md#eks-owned-access-entries).
+ */
+export interface AutoModeNodeClass {
+  name: string;
+  /** `spec.role`: an IAM role name. */
+  role?: string;
+  /** That role's ARN (GetRole's, path included, when the capture could read it). */
+  roleArn?: string;
+}
+
 export interface IamRole {
   /** The role's ARN: GetRole's `Role.Arn` (path included) when it exists and `path` is recorded. */
   arn: string;
@@ -268,6 +281,8 @@ export interface ClusterSnapshot extends ClusterId {
   fargateProfiles: Source<FargateProfile[]>;
   compute: Source<ComputeNode[]>;
   karpenterNodeClasses?: Source<KarpenterNodeClass[]>;
+  /** EKS Auto Mode NodeClasses; absent from snapshots taken before they were read. */
+  autoModeNodeClasses?: Source<AutoModeNodeClass[]>;
   iamRoles: Source<IamRole[]>;
   /** Workload identity sources; absent from snapshots taken before they existed. */
   podIdentityAssociations?: Source<PodIdentityAssociation[]>;
@@ -285,6 +300,7 @@ export type SourceName =
   | 'fargateProfiles'
   | 'compute'
   | 'karpenterNodeClasses'
+  | 'autoModeNodeClasses'
   | 'iamRoles'
   | 'podIdentityAssociations'
   | 'addons'
@@ -299,6 +315,7 @@ export const SOURCE_NAMES: readonly SourceName[] = [
   'fargateProfiles',
   'compute',
   'karpenterNodeClasses',
+  'autoModeNodeClasses',
   'iamRoles',
   'podIdentityAssociations',
   'addons',

@@ -5,7 +5,7 @@
 import type { Analysis } from './analysis.ts';
 import { type ConsumerInventory, nodeCountOf, nodeLabel, type RoleConsumer } from './consumers.ts';
 import type { AccessEntryType, BlastRadius, ComputeNode, Remediation } from './model.ts';
-import { roleArnWithoutPath, roleNameOf } from './principal.ts';
+import { principalKey, roleArnWithoutPath, roleNameOf } from './principal.ts';
 import { type HclItem, type HclValue, renderHcl } from './quote/hcl.ts';
 import { jsonText } from './quote/json.ts';
 import type { Rendered } from './quote/rendered.ts';
@@ -18,6 +18,7 @@ import {
 } from './quote/shell.ts';
 import { type AwsAuthEntry, renderAwsAuthEntry } from './quote/yaml.ts';
 import {
+  AUTO_NODE_POLICY_ARN,
   FARGATE_GROUPS,
   NODE_GROUPS,
   NODE_USERNAME,
@@ -208,8 +209,21 @@ function accessEntryCli(a: Analysis, principalArn: string, type: AccessEntryType
   });
 }
 
+/** `aws eks associate-access-policy … AmazonEKSAutoNodePolicy`: what an Auto Mode node role's EC2 entry needs. */
+function autoNodePolicyCli(a: Analysis, principalArn: string): ShellCommand {
+  return eksCommand(
+    a,
+    'associate-access-policy',
+    CONTINUE,
+    principalArnFlag(principalArn),
+    { flag: '--policy-arn', value: AUTO_NODE_POLICY_ARN },
+    { flag: '--access-scope', value: 'type=cluster' },
+  );
+}
+
 function accessEntryTerraform(a: Analysis, principalArn: string, type: AccessEntryType): HclItem[] {
   const name = terraformName(principalArn);
+  const auto = type === 'EC2';
   return [
     {
       block: 'resource',
@@ -220,6 +234,21 @@ function accessEntryTerraform(a: Analysis, principalArn: string, type: AccessEnt
         { name: 'type', value: str(type) },
       ],
     },
+    ...(auto
+      ? ([
+          { blank: true },
+          {
+            block: 'resource',
+            labels: ['aws_eks_access_policy_association', name],
+            body: [
+              { name: 'cluster_name', value: str(a.cluster.name) },
+              { name: 'principal_arn', value: { reference: `aws_eks_access_entry.${name}.principal_arn` } },
+              { name: 'policy_arn', value: str(AUTO_NODE_POLICY_ARN) },
+              { block: 'access_scope', labels: [], body: [{ name: 'type', value: str('cluster') }] },
+            ],
+          },
+        ] satisfies HclItem[])
+      : []),
     { blank: true },
     { comment: 'or, with terraform-aws-modules/eks:' },
     {
@@ -232,6 +261,32 @@ function accessEntryTerraform(a: Analysis, principalArn: string, type: AccessEnt
               object: [
                 { name: 'principal_arn', value: str(principalArn) },
                 { name: 'type', value: str(type) },
+                ...(auto
+                  ? [
+                      {
+                        name: 'policy_associations',
+                        value: {
+                          object: [
+                            {
+                              name: 'auto_node',
+                              value: {
+                                object: [
+                                  { name: 'policy_arn', value: str(AUTO_NODE_POLICY_ARN) },
+                                  {
+                                    name: 'access_scope',
+                                    value: {
+                                      object: [{ name: 'type', value: str('cluster') }],
+                                      inline: true,
+                                    },
+                                  },
+                                ],
+                              },
+                            },
+                          ],
+                        },
+                      },
+                    ]
+                  : []),
               ],
             },
           },
@@ -378,6 +433,7 @@ function knownRoleAccessRemediation(
         { comment: 'Durable: access entries (the switch is one-way and keeps aws-auth working).' },
         authModeCommand(a.cluster, 'API_AND_CONFIG_MAP'),
         accessEntryCli(a, roleArn, type),
+        ...(type === 'EC2' ? [autoNodePolicyCli(a, roleArn)] : []),
         {
           comment: removes
             ? 'Or, staying in CONFIG_MAP: re-add the mapping once EKS has removed it (node group gone):'
@@ -405,6 +461,17 @@ function knownRoleAccessRemediation(
             ]
           : []),
       ],
+    };
+  }
+  if (type === 'EC2') {
+    // Auto Mode: the EC2 entry plus AmazonEKSAutoNodePolicy; an EC2 entry already there gets the policy only.
+    const exists = a.index.entries.get(principalKey(roleArn))?.type === 'EC2';
+    return {
+      summary: exists
+        ? `Associate AmazonEKSAutoNodePolicy with the EC2 access entry of ${roleArn}: EKS adds it only for the built-in node pools' role.`
+        : `Create an access entry of type EC2 for ${roleArn} and associate AmazonEKSAutoNodePolicy with it: EKS does both only for the built-in node pools' role.`,
+      cli: [...(exists ? [] : [accessEntryCli(a, roleArn, type)]), autoNodePolicyCli(a, roleArn)],
+      terraform: { hcl: accessEntryTerraform(a, roleArn, type) },
     };
   }
   return {

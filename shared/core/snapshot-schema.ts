@@ -340,6 +340,17 @@ function buildSchema() {
     fargateProfiles: sourceSchema(z.array(fargateProfileSchema)),
     compute: sourceSchema(z.array(computeNodeSchema)),
     karpenterNodeClasses: z.exactOptional(sourceSchema(z.array(karpenterNodeClassSchema))),
+    autoModeNodeClasses: z.exactOptional(
+      sourceSchema(
+        z.array(
+          z.strictObject({
+            name: nonEmpty(),
+            role: z.exactOptional(z.string()),
+            roleArn: z.exactOptional(roleArnSchema),
+          }),
+        ),
+      ),
+    ),
     iamRoles: sourceSchema(z.array(iamRoleSchema)),
     podIdentityAssociations: z.exactOptional(sourceSchema(z.array(podIdentityAssociationSchema))),
     addons: z.exactOptional(sourceSchema(z.array(addonSchema))),

@@ -193,8 +193,17 @@ const S24: Shape = {
 const S25: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S24 } } };
 /** $.karpenterNodeClasses */
 const S26: Shape = { union: 'status', options: { ok: S25, absent: S5, error: S6 } };
-/** $.iamRoles|0.data[] */
+/** $.autoModeNodeClasses|0.data[] */
 const S27: Shape = {
+  object: { name: { string: [], minLength: 1 }, role: { string: [] }, roleArn: { string: [R7] } },
+  optional: ['role', 'roleArn'],
+};
+/** $.autoModeNodeClasses|0 */
+const S28: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S27 } } };
+/** $.autoModeNodeClasses */
+const S29: Shape = { union: 'status', options: { ok: S28, absent: S5, error: S6 } };
+/** $.iamRoles|0.data[] */
+const S30: Shape = {
   object: {
     arn: { string: [R7] },
     state: { oneOf: ['exists', 'missing'] },
@@ -206,11 +215,11 @@ const S27: Shape = {
   optional: ['path', 'roleId', 'createDate', 'trustPolicy'],
 };
 /** $.iamRoles|0 */
-const S28: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S27 } } };
+const S31: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S30 } } };
 /** $.iamRoles */
-const S29: Shape = { union: 'status', options: { ok: S28, absent: S5, error: S6 } };
+const S32: Shape = { union: 'status', options: { ok: S31, absent: S5, error: S6 } };
 /** $.podIdentityAssociations|0.data[] */
-const S30: Shape = {
+const S33: Shape = {
   object: {
     associationId: { string: [], minLength: 1 },
     associationArn: { string: [] },
@@ -233,11 +242,11 @@ const S30: Shape = {
   ],
 };
 /** $.podIdentityAssociations|0 */
-const S31: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S30 } } };
+const S34: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S33 } } };
 /** $.podIdentityAssociations */
-const S32: Shape = { union: 'status', options: { ok: S31, absent: S5, error: S6 } };
+const S35: Shape = { union: 'status', options: { ok: S34, absent: S5, error: S6 } };
 /** $.addons|0.data[] */
-const S33: Shape = {
+const S36: Shape = {
   object: {
     name: { string: [], minLength: 1 },
     status: { string: [] },
@@ -247,29 +256,29 @@ const S33: Shape = {
   optional: ['status', 'version'],
 };
 /** $.addons|0 */
-const S34: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S33 } } };
+const S37: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S36 } } };
 /** $.addons */
-const S35: Shape = { union: 'status', options: { ok: S34, absent: S5, error: S6 } };
+const S38: Shape = { union: 'status', options: { ok: S37, absent: S5, error: S6 } };
 /** $.oidcProviders|0.data[] */
-const S36: Shape = {
+const S39: Shape = {
   object: { arn: { string: [], minLength: 1 }, url: { string: [] }, clientIds: { array: { string: [] } } },
   optional: ['clientIds'],
 };
 /** $.oidcProviders|0 */
-const S37: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S36 } } };
+const S40: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S39 } } };
 /** $.oidcProviders */
-const S38: Shape = { union: 'status', options: { ok: S37, absent: S5, error: S6 } };
+const S41: Shape = { union: 'status', options: { ok: S40, absent: S5, error: S6 } };
 /** $.serviceAccounts|0.data[] */
-const S39: Shape = {
+const S42: Shape = {
   object: { namespace: { string: [] }, name: { string: [] }, roleArnAnnotation: { string: [] } },
   optional: ['roleArnAnnotation'],
 };
 /** $.serviceAccounts|0 */
-const S40: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S39 } } };
+const S43: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S42 } } };
 /** $.serviceAccounts */
-const S41: Shape = { union: 'status', options: { ok: S40, absent: S5, error: S6 } };
+const S44: Shape = { union: 'status', options: { ok: S43, absent: S5, error: S6 } };
 /** $.nodeRolePermissions|0.data[] */
-const S42: Shape = {
+const S45: Shape = {
   object: {
     roleArn: { string: [] },
     action: { string: [], minLength: 1 },
@@ -277,11 +286,11 @@ const S42: Shape = {
   },
 };
 /** $.nodeRolePermissions|0 */
-const S43: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S42 } } };
+const S46: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S45 } } };
 /** $.nodeRolePermissions */
-const S44: Shape = { union: 'status', options: { ok: S43, absent: S5, error: S6 } };
+const S47: Shape = { union: 'status', options: { ok: S46, absent: S5, error: S6 } };
 /** $ */
-const S45: Shape = {
+const S48: Shape = {
   object: {
     schemaVersion: { oneOf: [1] },
     capturedAt: { string: [R0] },
@@ -296,15 +305,17 @@ const S45: Shape = {
     fargateProfiles: S20,
     compute: S23,
     karpenterNodeClasses: S26,
-    iamRoles: S29,
-    podIdentityAssociations: S32,
-    addons: S35,
-    oidcProviders: S38,
-    serviceAccounts: S41,
-    nodeRolePermissions: S44,
+    autoModeNodeClasses: S29,
+    iamRoles: S32,
+    podIdentityAssociations: S35,
+    addons: S38,
+    oidcProviders: S41,
+    serviceAccounts: S44,
+    nodeRolePermissions: S47,
   },
   optional: [
     'karpenterNodeClasses',
+    'autoModeNodeClasses',
     'podIdentityAssociations',
     'addons',
     'oidcProviders',
@@ -314,4 +325,4 @@ const S45: Shape = {
 };
 
 /** ClusterSnapshot (schemaVersion 1). */
-export const SNAPSHOT_SHAPE: Shape = S45;
+export const SNAPSHOT_SHAPE: Shape = S48;

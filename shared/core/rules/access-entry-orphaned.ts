@@ -26,7 +26,8 @@ export const accessEntryOrphaned: Rule = {
       s.nodegroups.status === 'error' ||
       s.fargateProfiles.status === 'error' ||
       s.compute.status === 'error' ||
-      s.karpenterNodeClasses?.status === 'error';
+      s.karpenterNodeClasses?.status === 'error' ||
+      s.autoModeNodeClasses?.status === 'error';
     if (blind || !a.accessEntries || a.mode === 'CONFIG_MAP') return [];
     const out: FindingDraft[] = [];
     for (const e of a.accessEntries) {

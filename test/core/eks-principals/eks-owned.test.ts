@@ -62,6 +62,7 @@ describe('EKS-owned access entries', () => {
   it('without Auto Mode the same unused EC2 entry is orphaned: recognition is what silences it', () => {
     const s = load('ep-healthy-eks-owned');
     delete s.cluster.computeConfig;
+    delete s.autoModeNodeClasses; // as a snapshot taken before NodeClasses were read
     const ids = assessSnapshot(s)
       .filter((f) => f.subject === AUTO_NODE)
       .map((f) => f.ruleId);
