@@ -15,6 +15,7 @@ import type { Ec2Instance, KubeNode } from './core/compute.ts';
 import type {
   AccessEntry,
   Addon,
+  AutoModeNodeClass,
   AuthenticationMode,
   AwsAuthConfigMap,
   ClusterId,
@@ -127,12 +128,17 @@ export interface KubeClusterRef extends ClusterId {
 /** A Karpenter EC2NodeClass as declared (role name or instance profile); the use case resolves the role ARN. */
 export type Ec2NodeClassSpec = Omit<KarpenterNodeClass, 'roleArn'>;
 
+/** An EKS Auto Mode NodeClass as declared (`spec.role`, a role name); the use case makes the ARN. */
+export type AutoModeNodeClassSpec = Omit<AutoModeNodeClass, 'roleArn'>;
+
 export interface KubeReader {
   /** `kube-system/aws-auth`; `found: false` on 404. */
   awsAuth(cluster: KubeClusterRef): Promise<Lookup<AwsAuthConfigMap>>;
   nodes(cluster: KubeClusterRef): Promise<KubeNode[]>;
   /** `ec2nodeclasses.karpenter.k8s.aws/v1`; `found: false` when the CRD is not installed. */
   ec2NodeClasses(cluster: KubeClusterRef): Promise<Lookup<Ec2NodeClassSpec[]>>;
+  /** `nodeclasses.eks.amazonaws.com/v1` (EKS Auto Mode); `found: false` when Auto Mode is off (404). */
+  autoModeNodeClasses(cluster: KubeClusterRef): Promise<Lookup<AutoModeNodeClassSpec[]>>;
   /** Service accounts of every namespace (list, metadata only: the IRSA role-arn annotation). */
   serviceAccounts(cluster: KubeClusterRef): Promise<ServiceAccount[]>;
 }

@@ -588,7 +588,10 @@ function execute(deps: EksServiceDeps, r: Route, incoming: Incoming, region: str
           'The policyArn is not a valid access policy ARN.',
         );
       }
-      if (e.type !== 'STANDARD') {
+      // The one exception EKS documents: an Auto Mode node role's EC2 entry takes
+      // AmazonEKSAutoNodePolicy (user guide, Auto Mode "create node class").
+      const autoNode = e.type === 'EC2' && policyArn.endsWith('/AmazonEKSAutoNodePolicy');
+      if (e.type !== 'STANDARD' && !autoNode) {
         throw new EksError(
           400,
           'InvalidParameterException',

@@ -7,6 +7,7 @@ import type {
   AccessScope,
   Addon,
   AuthenticationMode,
+  AutoModeNodeClass,
   ClusterSnapshot,
   ComputeConfig,
   ComputeKind,
@@ -214,6 +215,8 @@ export interface SandboxCluster {
   nodes: SandboxNode[];
   /** undefined = Karpenter's CRD is not installed (Kubernetes 404 on the list). */
   nodeClasses: KarpenterNodeClass[] | undefined;
+  /** EKS Auto Mode NodeClasses (`spec.role`); undefined = the CRD is absent (Auto Mode off). */
+  autoModeNodeClasses: AutoModeNodeClass[] | undefined;
   /** EKS Pod Identity associations (ListPodIdentityAssociations / DescribePodIdentityAssociation). */
   podIdentityAssociations: PodIdentityAssociation[];
   /**

@@ -8,6 +8,7 @@ import type {
   AccessEntryType,
   Addon,
   AuthenticationMode,
+  AutoModeNodeClass,
   ClusterSnapshot,
   ComputeConfig,
   ComputeNode,
@@ -108,6 +109,7 @@ export class ClusterState implements SandboxCluster {
   fargateProfiles: SandboxFargateProfile[] = [];
   nodes: SandboxNode[] = [];
   nodeClasses: KarpenterNodeClass[] | undefined;
+  autoModeNodeClasses: AutoModeNodeClass[] | undefined;
   podIdentityAssociations: PodIdentityAssociation[] = [];
   addons: Addon[] = [];
   serviceAccounts: ServiceAccount[] = [];
@@ -658,6 +660,11 @@ export function seedCluster(world: World, snapshot: ClusterSnapshot, name: strin
       cluster.nodes.push(fromCompute(snapshot.region, c, i));
       if (c.roleArn) world.ensureRole(c.roleArn);
     });
+  }
+  const autoClasses = snapshot.autoModeNodeClasses;
+  if (autoClasses?.status === 'ok') {
+    cluster.autoModeNodeClasses = autoClasses.data.map((n) => ({ ...n }));
+    for (const n of autoClasses.data) if (n.roleArn) world.ensureRole(n.roleArn);
   }
   const seededClasses = snapshot.karpenterNodeClasses;
   if (seededClasses?.status === 'ok') {
