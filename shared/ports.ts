@@ -15,11 +15,13 @@ import type { Ec2Instance, KubeNode } from './core/compute.ts';
 import type {
   AccessEntry,
   Addon,
+  AutoModeNodeClass,
   AuthenticationMode,
   AwsAuthConfigMap,
   ClusterCertificateAuthority,
   ClusterId,
   ClusterSnapshot,
+  ComputeConfig,
   FargateProfile,
   Finding,
   IamRole,
@@ -59,6 +61,10 @@ export interface ClusterDescription {
   certificateAuthorityData?: string;
   /** `identity.oidc.issuer` (https URL), for IRSA. */
   oidcIssuer?: string;
+  /** The cluster IAM role (`roleArn`). */
+  roleArn?: string;
+  /** Auto Mode (`computeConfig`), when DescribeCluster returns it. */
+  computeConfig?: ComputeConfig;
 }
 
 /** EKS API of one Region. */
@@ -128,12 +134,17 @@ export interface KubeClusterRef extends ClusterId {
 /** A Karpenter EC2NodeClass as declared (role name or instance profile); the use case resolves the role ARN. */
 export type Ec2NodeClassSpec = Omit<KarpenterNodeClass, 'roleArn'>;
 
+/** An EKS Auto Mode NodeClass as declared (`spec.role`, a role name); the use case makes the ARN. */
+export type AutoModeNodeClassSpec = Omit<AutoModeNodeClass, 'roleArn'>;
+
 export interface KubeReader {
   /** `kube-system/aws-auth`; `found: false` on 404. */
   awsAuth(cluster: KubeClusterRef): Promise<Lookup<AwsAuthConfigMap>>;
   nodes(cluster: KubeClusterRef): Promise<KubeNode[]>;
   /** `ec2nodeclasses.karpenter.k8s.aws/v1`; `found: false` when the CRD is not installed. */
   ec2NodeClasses(cluster: KubeClusterRef): Promise<Lookup<Ec2NodeClassSpec[]>>;
+  /** `nodeclasses.eks.amazonaws.com/v1` (EKS Auto Mode); `found: false` when Auto Mode is off (404). */
+  autoModeNodeClasses(cluster: KubeClusterRef): Promise<Lookup<AutoModeNodeClassSpec[]>>;
   /** Service accounts of every namespace (list, metadata only: the IRSA role-arn annotation). */
   serviceAccounts(cluster: KubeClusterRef): Promise<ServiceAccount[]>;
 }

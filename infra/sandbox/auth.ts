@@ -97,7 +97,7 @@ export function createAccessEvaluator(world: World): AccessEvaluator {
 
 export interface KubeRequestTarget {
   verb: 'get' | 'list';
-  resource: 'configmaps' | 'nodes' | 'ec2nodeclasses' | 'serviceaccounts' | 'version';
+  resource: 'configmaps' | 'nodes' | 'ec2nodeclasses' | 'nodeclasses' | 'serviceaccounts' | 'version';
   namespace?: string;
 }
 

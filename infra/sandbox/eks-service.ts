@@ -230,7 +230,8 @@ export function clusterJson(c: ClusterState, caData: string): Record<string, unk
     createdAt: epoch(c.createdAt),
     version: c.version,
     endpoint: c.endpoint,
-    roleArn: `arn:aws:iam::${c.accountId}:role/eks-cluster-role`,
+    roleArn: c.roleArn,
+    ...(c.computeConfig ? { computeConfig: { ...c.computeConfig } } : {}),
     resourcesVpcConfig: {
       subnetIds: ['subnet-0a1b2c3d4e5f60001', 'subnet-0a1b2c3d4e5f60002'],
       securityGroupIds: [],
@@ -621,7 +622,10 @@ function execute(deps: EksServiceDeps, r: Route, incoming: Incoming, region: str
           'The policyArn is not a valid access policy ARN.',
         );
       }
-      if (e.type !== 'STANDARD') {
+      // The one exception EKS documents: an Auto Mode node role's EC2 entry takes
+      // AmazonEKSAutoNodePolicy (user guide, Auto Mode "create node class").
+      const autoNode = e.type === 'EC2' && policyArn.endsWith('/AmazonEKSAutoNodePolicy');
+      if (e.type !== 'STANDARD' && !autoNode) {
         throw new EksError(
           400,
           'InvalidParameterException',

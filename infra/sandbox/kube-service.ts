@@ -77,6 +77,9 @@ function kubeRoute(method: string, path: string): KubeRoute | undefined {
   if (path === '/apis/karpenter.k8s.aws/v1/ec2nodeclasses') {
     return { operation: 'ListEC2NodeClasses', target: { verb: 'list', resource: 'ec2nodeclasses' } };
   }
+  if (path === '/apis/eks.amazonaws.com/v1/nodeclasses') {
+    return { operation: 'ListNodeClasses', target: { verb: 'list', resource: 'nodeclasses' } };
+  }
   return undefined;
 }
 
@@ -139,7 +142,12 @@ async function handleKube(
   if (!access.can(r.target)) {
     const t = r.target;
     const what = t.resource === 'ec2nodeclasses' ? 'ec2nodeclasses' : t.resource;
-    const group = t.resource === 'ec2nodeclasses' ? 'karpenter.k8s.aws' : '';
+    const group =
+      t.resource === 'ec2nodeclasses'
+        ? 'karpenter.k8s.aws'
+        : t.resource === 'nodeclasses'
+          ? 'eks.amazonaws.com'
+          : '';
     const scope = t.namespace ? ` in the namespace "${t.namespace}"` : ' at the cluster scope';
     const subject = r.name ? `${what} "${r.name}"` : what;
     reply(
@@ -231,6 +239,26 @@ async function handleKube(
         return;
       }
       reply(200, nodeJson(cluster, node));
+      return;
+    }
+    case 'ListNodeClasses': {
+      // EKS Auto Mode's NodeClasses: the CRD exists only where Auto Mode is on (404 otherwise).
+      const classes = cluster.autoModeNodeClasses;
+      if (!classes) {
+        reply(404, status(404, 'the server could not find the requested resource', 'NotFound'));
+        return;
+      }
+      reply(200, {
+        apiVersion: 'eks.amazonaws.com/v1',
+        kind: 'NodeClassList',
+        metadata: { resourceVersion: world.nextResourceVersion() },
+        items: classes.map((c) => ({
+          apiVersion: 'eks.amazonaws.com/v1',
+          kind: 'NodeClass',
+          metadata: { name: c.name, resourceVersion: '1', generation: 1 },
+          spec: { ...(c.role ? { role: c.role } : {}) },
+        })),
+      });
       return;
     }
     case 'ListEC2NodeClasses': {

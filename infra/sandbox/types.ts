@@ -7,8 +7,10 @@ import type {
   AccessScope,
   Addon,
   AuthenticationMode,
+  AutoModeNodeClass,
   ClusterCertificateAuthority,
   ClusterSnapshot,
+  ComputeConfig,
   ComputeKind,
   FargateSelector,
   HealthIssue,
@@ -204,6 +206,10 @@ export interface SandboxCluster {
   version: string;
   platformVersion: string;
   oidcIssuer: string;
+  /** The cluster IAM role DescribeCluster names (the seed's, else `eks-cluster-role`). */
+  roleArn: string;
+  /** Auto Mode as DescribeCluster `computeConfig` gives it; undefined = not enabled. */
+  computeConfig: ComputeConfig | undefined;
   authenticationMode: AuthenticationMode;
   bootstrapClusterCreatorAdminPermissions: boolean;
   endpointPublicAccess: boolean;
@@ -216,6 +222,8 @@ export interface SandboxCluster {
   nodes: SandboxNode[];
   /** undefined = Karpenter's CRD is not installed (Kubernetes 404 on the list). */
   nodeClasses: KarpenterNodeClass[] | undefined;
+  /** EKS Auto Mode NodeClasses (`spec.role`); undefined = the CRD is absent (Auto Mode off). */
+  autoModeNodeClasses: AutoModeNodeClass[] | undefined;
   /** EKS Pod Identity associations (ListPodIdentityAssociations / DescribePodIdentityAssociation). */
   podIdentityAssociations: PodIdentityAssociation[];
   /**

@@ -8,8 +8,10 @@ import type {
   AccessEntryType,
   Addon,
   AuthenticationMode,
+  AutoModeNodeClass,
   ClusterCertificateAuthority,
   ClusterSnapshot,
+  ComputeConfig,
   ComputeNode,
   KarpenterNodeClass,
   PodIdentityAssociation,
@@ -96,6 +98,8 @@ export class ClusterState implements SandboxCluster {
   platformVersion: string;
   /** The seed's OIDC issuer (DescribeCluster identity.oidc.issuer); else one derived from the name. */
   oidcIssuer: string;
+  roleArn: string;
+  computeConfig: ComputeConfig | undefined;
   authenticationMode: AuthenticationMode;
   bootstrapClusterCreatorAdminPermissions: boolean;
   endpointPublicAccess: boolean;
@@ -106,6 +110,7 @@ export class ClusterState implements SandboxCluster {
   fargateProfiles: SandboxFargateProfile[] = [];
   nodes: SandboxNode[] = [];
   nodeClasses: KarpenterNodeClass[] | undefined;
+  autoModeNodeClasses: AutoModeNodeClass[] | undefined;
   podIdentityAssociations: PodIdentityAssociation[] = [];
   addons: Addon[] = [];
   serviceAccounts: ServiceAccount[] = [];
@@ -144,6 +149,11 @@ export class ClusterState implements SandboxCluster {
     this.platformVersion = init.info.platformVersion ?? 'eks.12';
     this.oidcIssuer =
       init.info.oidcIssuer ?? `https://oidc.eks.${init.region}.amazonaws.com/id/${init.name.toUpperCase()}`;
+    this.roleArn = init.info.roleArn ?? `arn:aws:iam::${init.accountId}:role/eks-cluster-role`;
+    this.computeConfig = init.info.computeConfig && {
+      ...init.info.computeConfig,
+      nodePools: [...init.info.computeConfig.nodePools],
+    };
     this.authenticationMode = init.info.authenticationMode;
     this.bootstrapClusterCreatorAdminPermissions = init.info.bootstrapClusterCreatorAdminPermissions ?? true;
     this.endpointPublicAccess = init.info.endpointPublicAccess ?? true;
@@ -664,6 +674,11 @@ export function seedCluster(world: World, snapshot: ClusterSnapshot, name: strin
       cluster.nodes.push(fromCompute(snapshot.region, c, i));
       if (c.roleArn) world.ensureRole(c.roleArn);
     });
+  }
+  const autoClasses = snapshot.autoModeNodeClasses;
+  if (autoClasses?.status === 'ok') {
+    cluster.autoModeNodeClasses = autoClasses.data.map((n) => ({ ...n }));
+    for (const n of autoClasses.data) if (n.roleArn) world.ensureRole(n.roleArn);
   }
   const seededClasses = snapshot.karpenterNodeClasses;
   if (seededClasses?.status === 'ok') {

@@ -431,6 +431,15 @@ export function toClusterDescription(cluster: SdkCluster, requestedName: string)
     endpoint: cluster.endpoint,
     certificateAuthorityData: cluster.certificateAuthority?.data,
     oidcIssuer: cluster.identity?.oidc?.issuer,
+    roleArn: cluster.roleArn,
+    computeConfig:
+      cluster.computeConfig === undefined
+        ? undefined
+        : dropUndefined({
+            enabled: cluster.computeConfig.enabled === true,
+            nodePools: [...(cluster.computeConfig.nodePools ?? [])],
+            nodeRoleArn: cluster.computeConfig.nodeRoleArn,
+          }),
   });
 }
 

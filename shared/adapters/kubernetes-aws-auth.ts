@@ -222,6 +222,7 @@ export function createAwsAuthReader(options: AwsAuthReaderOptions): KubeReader {
     },
     nodes: (cluster) => notHere('list nodes', cluster),
     ec2NodeClasses: (cluster) => notHere('list ec2nodeclasses', cluster),
+    autoModeNodeClasses: (cluster) => notHere('list nodeclasses', cluster),
     serviceAccounts: (cluster) => notHere('list serviceaccounts', cluster),
   };
 }

@@ -38,7 +38,14 @@ import {
   KubernetesApiError,
   TlsVerificationError,
 } from '../errors.ts';
-import type { Ec2NodeClassSpec, KubeClusterRef, KubeNode, KubeReader, Lookup } from '../ports.ts';
+import type {
+  AutoModeNodeClassSpec,
+  Ec2NodeClassSpec,
+  KubeClusterRef,
+  KubeNode,
+  KubeReader,
+  Lookup,
+} from '../ports.ts';
 import { type Deadline, deadlinePassed } from './aws-clients.ts';
 import { retryWithBackoff } from './concurrency.ts';
 import type { EksTokenProvider } from './kube-token.ts';
@@ -61,6 +68,12 @@ export const EC2_NODE_CLASS = {
   group: 'karpenter.k8s.aws',
   version: 'v1',
   plural: 'ec2nodeclasses',
+} as const;
+/** EKS Auto Mode's NodeClass (`spec.role`: the node role's name). */
+export const AUTO_MODE_NODE_CLASS = {
+  group: 'eks.amazonaws.com',
+  version: 'v1',
+  plural: 'nodeclasses',
 } as const;
 
 export interface KubeReaderOptions {
@@ -226,6 +239,15 @@ export function toEc2NodeClass(item: unknown): Ec2NodeClassSpec {
       str(o.spec?.instanceProfile) ??
       (str(o.spec?.role) === undefined ? str(o.status?.instanceProfile) : undefined),
   });
+}
+
+export function toAutoModeNodeClass(item: unknown): AutoModeNodeClassSpec {
+  const o = (typeof item === 'object' && item !== null ? item : {}) as {
+    metadata?: { name?: unknown };
+    spec?: { role?: unknown };
+  };
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  return dropUndefined({ name: str(o.metadata?.name) ?? '', role: str(o.spec?.role) });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -432,42 +454,53 @@ export function createKubeReader(options: KubeReaderOptions): KubeReader {
     },
 
     async ec2NodeClasses(cluster): Promise<Lookup<Ec2NodeClassSpec[]>> {
-      const request: KubeRequest = {
-        verb: 'list',
-        resource: `${EC2_NODE_CLASS.plural}.${EC2_NODE_CLASS.group}`,
-        label: `list ${EC2_NODE_CLASS.plural}.${EC2_NODE_CLASS.group}/${EC2_NODE_CLASS.version}`,
-      };
-      try {
-        const list = (await run(cluster, request, (kc) =>
-          kc
-            .makeApiClient(CustomObjectsApi)
-            .listClusterCustomObject({ ...EC2_NODE_CLASS }, requestOptions(cluster)),
-        )) as { items?: unknown[] };
-        if (!Array.isArray(list?.items)) {
-          throw new KubernetesApiError(
-            `${request.label} on cluster ${cluster.clusterName}: the reply has no items`,
-            {
-              code: 'invalid-response',
-              service: 'kubernetes',
-              operation: request.label,
-              cluster: cluster.clusterName,
-              verb: request.verb,
-              resource: request.resource,
-            },
-          );
-        }
-        return { found: true, value: list.items.map(toEc2NodeClass) };
-      } catch (error) {
-        if (error instanceof KubernetesApiError && error.httpStatus === 404) {
-          return {
-            found: false,
-            reason: 'Karpenter is not installed (no ec2nodeclasses.karpenter.k8s.aws/v1)',
-          };
-        }
-        throw error;
-      }
+      return listCustom(cluster, EC2_NODE_CLASS, toEc2NodeClass, 'Karpenter is not installed');
+    },
+
+    async autoModeNodeClasses(cluster): Promise<Lookup<AutoModeNodeClassSpec[]>> {
+      return listCustom(cluster, AUTO_MODE_NODE_CLASS, toAutoModeNodeClass, 'EKS Auto Mode is not enabled');
     },
   };
+
+  async function listCustom<T>(
+    cluster: KubeClusterRef,
+    kind: { group: string; version: string; plural: string },
+    convert: (item: unknown) => T,
+    notInstalled: string,
+  ): Promise<Lookup<T[]>> {
+    const request: KubeRequest = {
+      verb: 'list',
+      resource: `${kind.plural}.${kind.group}`,
+      label: `list ${kind.plural}.${kind.group}/${kind.version}`,
+    };
+    try {
+      const list = (await run(cluster, request, (kc) =>
+        kc.makeApiClient(CustomObjectsApi).listClusterCustomObject({ ...kind }, requestOptions(cluster)),
+      )) as { items?: unknown[] };
+      if (!Array.isArray(list?.items)) {
+        throw new KubernetesApiError(
+          `${request.label} on cluster ${cluster.clusterName}: the reply has no items`,
+          {
+            code: 'invalid-response',
+            service: 'kubernetes',
+            operation: request.label,
+            cluster: cluster.clusterName,
+            verb: request.verb,
+            resource: request.resource,
+          },
+        );
+      }
+      return { found: true, value: list.items.map(convert) };
+    } catch (error) {
+      if (error instanceof KubernetesApiError && error.httpStatus === 404) {
+        return {
+          found: false,
+          reason: `${notInstalled} (no ${kind.plural}.${kind.group}/${kind.version})`,
+        };
+      }
+      throw error;
+    }
+  }
 }
 
 /** A service account, metadata only: the IRSA annotation verbatim (attacker-written), nothing else. */

@@ -29,7 +29,14 @@
 
 import { mergeCompute, parseClusterArn, roleArnFromName, rolePrincipals } from '../core/compute.ts';
 import { mapLimit } from '../core/concurrency.ts';
-import type { ClusterSnapshot, ComputeNode, IamRole, KarpenterNodeClass, Source } from '../core/model.ts';
+import type {
+  AutoModeNodeClass,
+  ClusterSnapshot,
+  ComputeNode,
+  IamRole,
+  KarpenterNodeClass,
+  Source,
+} from '../core/model.ts';
 import { safeErrorMessage } from '../errors.ts';
 import type {
   CaptureDeps,
@@ -104,6 +111,25 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
   // slowest of them: a slow (or throttled) source elsewhere does not push them past the deadline.
   const instancesRead = settle(ec2.instancesOfCluster(cluster.name));
   const nodeClassSpecsRead = settle(deps.kube.ec2NodeClasses(kubeRef));
+  // Auto Mode NodeClasses name their role by name (spec.role): the ARN needs no IAM call.
+  const autoClassesRead = settle(deps.kube.autoModeNodeClasses(kubeRef)).then(
+    (read): Settled<Lookup<AutoModeNodeClass[]>> =>
+      read.ok && read.value.found
+        ? {
+            ok: true,
+            value: {
+              found: true,
+              value: read.value.value.map((spec) =>
+                spec.role === undefined
+                  ? { ...spec }
+                  : { ...spec, roleArn: roleArnFromName(spec.role, partition, accountId) },
+              ),
+            },
+          }
+        : read.ok
+          ? { ok: true, value: read.value }
+          : read,
+  );
   const [
     awsAuth,
     accessEntries,
@@ -114,6 +140,7 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
     workload,
     profileRoles,
     nodeClasses,
+    autoClasses,
     certificateAuthorities,
   ] = await Promise.all([
     settle(deps.kube.awsAuth(kubeRef)),
@@ -136,6 +163,7 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
             )
           : Promise.resolve(read),
     ),
+    autoClassesRead,
     eks.certificateAuthorities === undefined ? undefined : settle(eks.certificateAuthorities(cluster.name)),
   ]);
 
@@ -185,7 +213,7 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
     nodegroups: okValue(nodegroups),
     fargateProfiles: okValue(fargateProfiles),
     compute: compute.status === 'ok' ? compute.data : undefined,
-    nodeClasses: okLookup(nodeClasses),
+    nodeClasses: [...(okLookup(nodeClasses) ?? []), ...(okLookup(autoClasses) ?? [])],
   });
   // One GetRole per role, whoever uses it: nodes, access entries, Pod Identity or IRSA.
   const workloadRoles = workloadIdentityRoles(accountId, workload);
@@ -211,6 +239,7 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
     fargateProfiles: sourceOfValue(fargateProfiles),
     compute,
     karpenterNodeClasses: sourceOfLookup(nodeClasses),
+    autoModeNodeClasses: sourceOfLookup(autoClasses),
     iamRoles,
     ...workloadIdentitySources(workload, nodeRolePermissions),
     ...(certificateAuthorities === undefined
@@ -234,6 +263,9 @@ function clusterInfo(cluster: ClusterDescription): ClusterSnapshot['cluster'] {
   if (cluster.endpointPrivateAccess !== undefined) info.endpointPrivateAccess = cluster.endpointPrivateAccess;
   if (cluster.publicAccessCidrs !== undefined) info.publicAccessCidrs = [...cluster.publicAccessCidrs];
   if (cluster.oidcIssuer !== undefined) info.oidcIssuer = cluster.oidcIssuer;
+  if (cluster.roleArn !== undefined) info.roleArn = cluster.roleArn;
+  if (cluster.computeConfig !== undefined)
+    info.computeConfig = { ...cluster.computeConfig, nodePools: [...cluster.computeConfig.nodePools] };
   return info;
 }
 

@@ -12,6 +12,7 @@
  */
 import { roleAccount } from '../core/compute.ts';
 import { mapLimit } from '../core/concurrency.ts';
+import { trustsEksCapabilities } from '../core/eks-owned.ts';
 import type {
   Addon,
   ClusterSnapshot,
@@ -104,7 +105,11 @@ export function withWorkloadRoles(principals: readonly string[], workloadRoles: 
   return [...principals, ...workloadRoles.filter((arn) => !keys.has(principalKey(arn)))];
 }
 
-/** GetRole answers carry the trust policy; only the roles of workload identity keep it in the snapshot. */
+/**
+ * GetRole answers carry the trust policy; the snapshot keeps it for the roles of workload identity
+ * and for EKS Capability roles (trusting `capabilities.eks.amazonaws.com`), whose access entries
+ * EKS owns (core/eks-owned.ts): the trust is how they are recognised.
+ */
 export function keepTrustOfWorkloadRoles(
   roles: Source<IamRole[]>,
   workloadRoles: readonly string[],
@@ -115,6 +120,7 @@ export function keepTrustOfWorkloadRoles(
     status: 'ok',
     data: roles.data.map((role) => {
       if (role.trustPolicy === undefined || keys.has(principalKey(role.arn))) return role;
+      if (trustsEksCapabilities(role.trustPolicy)) return role;
       const { trustPolicy: _trust, ...rest } = role;
       return rest;
     }),

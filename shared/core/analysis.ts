@@ -77,6 +77,7 @@ interface ConsumerSource {
   nodegroups: ClusterSnapshot['nodegroups'];
   fargateProfiles: ClusterSnapshot['fargateProfiles'];
   karpenterNodeClasses: ClusterSnapshot['karpenterNodeClasses'] | undefined;
+  autoModeNodeClasses: ClusterSnapshot['autoModeNodeClasses'] | undefined;
   compute: ClusterSnapshot['compute'];
 }
 let inventories: Array<{ from: ConsumerSource; consumers: ConsumerInventory }> | undefined;
@@ -88,12 +89,16 @@ function consumersOf(snapshot: ClusterSnapshot): ConsumerInventory {
       from.nodegroups === snapshot.nodegroups &&
       from.fargateProfiles === snapshot.fargateProfiles &&
       from.karpenterNodeClasses === snapshot.karpenterNodeClasses &&
+      from.autoModeNodeClasses === snapshot.autoModeNodeClasses &&
       from.compute === snapshot.compute,
   );
   if (known !== undefined) return known.consumers;
   const consumers = buildConsumers(snapshot);
-  const { nodegroups, fargateProfiles, karpenterNodeClasses, compute } = snapshot;
-  inventories.unshift({ from: { nodegroups, fargateProfiles, karpenterNodeClasses, compute }, consumers });
+  const { nodegroups, fargateProfiles, karpenterNodeClasses, autoModeNodeClasses, compute } = snapshot;
+  inventories.unshift({
+    from: { nodegroups, fargateProfiles, karpenterNodeClasses, autoModeNodeClasses, compute },
+    consumers,
+  });
   if (inventories.length > 4) inventories.pop();
   return consumers;
 }

@@ -106,6 +106,17 @@ export function buildConsumers(snapshot: ClusterSnapshot): ConsumerInventory {
     }
   } else if (classes?.status === 'error') blind.push('karpenterNodeClasses');
 
+  // Auto Mode NodeClasses: their nodes need an `EC2` entry with AmazonEKSAutoNodePolicy.
+  const autoClasses = snapshot.autoModeNodeClasses;
+  if (autoClasses?.status === 'ok') {
+    for (const nc of autoClasses.data) {
+      if (!nc.roleArn) continue;
+      const c = get(nc.roleArn);
+      c.nodeClasses.push(nc.name);
+      c.requirements.add('auto');
+    }
+  } else if (autoClasses?.status === 'error') blind.push('autoModeNodeClasses');
+
   if (snapshot.compute.status === 'ok') {
     for (const node of snapshot.compute.data) {
       if (!node.roleArn) continue;

@@ -32,6 +32,19 @@ export interface ClusterInfo {
   publicAccessCidrs?: string[];
   /** The cluster's OIDC issuer URL (DescribeCluster `identity.oidc.issuer`), for IRSA. */
   oidcIssuer?: string;
+  /** The cluster IAM role (DescribeCluster `roleArn`): Auto Mode gives it an access entry EKS owns. */
+  roleArn?: string;
+  /** EKS Auto Mode (DescribeCluster `computeConfig`); absent when not read or not enabled. */
+  computeConfig?: ComputeConfig;
+}
+
+/** DescribeCluster `computeConfig`: Auto Mode, its built-in node pools and their node role. */
+export interface ComputeConfig {
+  enabled: boolean;
+  /** The built-in node pools in use (`general-purpose`, `system`); empty when only custom ones are. */
+  nodePools: string[];
+  /** The node role of the built-in node pools. */
+  nodeRoleArn?: string;
 }
 
 /** One entry of the ConfigMap's metadata.managedFields, reduced to what the rules need. */
@@ -168,6 +181,19 @@ export interface KarpenterNodeClass {
   instanceProfile?: string;
 }
 
+/**
+ * An EKS Auto Mode NodeClass (`nodeclasses.eks.amazonaws.com/v1`). Its `spec.role` names the node
+ * role; a class other than the built-in `default` needs an `EC2` access entry with
+ * `AmazonEKSAutoNodePolicy` that EKS does not create (docs/eks-auth-semantics.md#eks-owned-access-entries).
+ */
+export interface AutoModeNodeClass {
+  name: string;
+  /** `spec.role`: an IAM role name. */
+  role?: string;
+  /** That role's ARN (GetRole's, path included, when the capture could read it). */
+  roleArn?: string;
+}
+
 export interface IamRole {
   /** The role's ARN: GetRole's `Role.Arn` (path included) when it exists and `path` is recorded. */
   arn: string;
@@ -281,6 +307,8 @@ export interface ClusterSnapshot extends ClusterId {
   fargateProfiles: Source<FargateProfile[]>;
   compute: Source<ComputeNode[]>;
   karpenterNodeClasses?: Source<KarpenterNodeClass[]>;
+  /** EKS Auto Mode NodeClasses; absent from snapshots taken before they were read. */
+  autoModeNodeClasses?: Source<AutoModeNodeClass[]>;
   iamRoles: Source<IamRole[]>;
   /** Workload identity sources; absent from snapshots taken before they existed. */
   podIdentityAssociations?: Source<PodIdentityAssociation[]>;
@@ -300,6 +328,7 @@ export type SourceName =
   | 'fargateProfiles'
   | 'compute'
   | 'karpenterNodeClasses'
+  | 'autoModeNodeClasses'
   | 'iamRoles'
   | 'podIdentityAssociations'
   | 'addons'
@@ -315,6 +344,7 @@ export const SOURCE_NAMES: readonly SourceName[] = [
   'fargateProfiles',
   'compute',
   'karpenterNodeClasses',
+  'autoModeNodeClasses',
   'iamRoles',
   'podIdentityAssociations',
   'addons',

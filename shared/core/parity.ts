@@ -4,6 +4,7 @@
  * Identity plan that takes the cluster out of every trust policy. Pure.
  */
 import type { Analysis } from './analysis.ts';
+import { eksOwnershipOf } from './eks-owned.ts';
 import type { AccessScope, AssociatedAccessPolicy } from './model.ts';
 import { principalKey, roleArnWithoutPath } from './principal.ts';
 import type { HclItem } from './quote/hcl.ts';
@@ -57,7 +58,10 @@ export function isNodeIdentity(id: ResolvedIdentity): boolean {
  */
 export function accessGrants(a: Analysis): AccessGrant[] {
   const arns: string[] = [];
-  if (a.mode !== 'CONFIG_MAP') for (const e of a.index.entries.values()) arns.push(e.principalArn);
+  // Entries EKS creates for itself (eks-owned.ts) are each cluster's own, never a difference.
+  if (a.mode !== 'CONFIG_MAP')
+    for (const e of a.index.entries.values())
+      if (!eksOwnershipOf(e, a.snapshot, a.roles)) arns.push(e.principalArn);
   if (a.mode !== 'API') {
     for (const r of a.index.roles.values()) if (r.rolearn) arns.push(r.rolearn);
     for (const u of a.index.usersByKey.values()) arns.push(u.userarn);

@@ -18,6 +18,7 @@ import {
 } from './quote/shell.ts';
 import { type AwsAuthEntry, renderAwsAuthEntry } from './quote/yaml.ts';
 import {
+  AUTO_NODE_POLICY_ARN,
   FARGATE_GROUPS,
   NODE_GROUPS,
   NODE_USERNAME,
@@ -315,7 +316,14 @@ function accessEntryTerraform(
   type: AccessEntryType,
   head: readonly HclItem[] = [],
 ): HclItem[] {
-  return accessEntriesFile(a.cluster.name, [{ name: terraformName(principalArn), principalArn, type }], head);
+  // An EC2 entry (an Auto Mode custom NodeClass role) needs AmazonEKSAutoNodePolicy with it.
+  const accessPolicies =
+    type === 'EC2' ? [{ policyArn: AUTO_NODE_POLICY_ARN, accessScope: { type: 'cluster' as const } }] : undefined;
+  return accessEntriesFile(
+    a.cluster.name,
+    [{ name: terraformName(principalArn), principalArn, type, ...(accessPolicies ? { accessPolicies } : {}) }],
+    head,
+  );
 }
 
 /**
@@ -338,6 +346,18 @@ export function roleLookupEntryTerraform(
       { comment: "The role's IAM path is not known here: IAM gives its ARN, path included." },
       { block: 'data', labels: ['aws_iam_role', name], body: [{ name: 'name', value: str(roleName) }] },
     ],
+  );
+}
+
+/** `aws eks associate-access-policy … AmazonEKSAutoNodePolicy`: what an Auto Mode node role's EC2 entry needs. */
+function autoNodePolicyCli(a: Analysis, principalArn: string): ShellCommand {
+  return eksCommand(
+    a,
+    'associate-access-policy',
+    CONTINUE,
+    principalArnFlag(principalArn),
+    { flag: '--policy-arn', value: AUTO_NODE_POLICY_ARN },
+    { flag: '--access-scope', value: 'type=cluster' },
   );
 }
 
@@ -497,6 +517,7 @@ function knownRoleAccessRemediation(
         { comment: 'Durable: access entries (the switch is one-way and keeps aws-auth working).' },
         ...modeSwitchScript(a.cluster, 'API_AND_CONFIG_MAP'),
         ...accessEntryCli(a, roleArn, type, options),
+        ...(type === 'EC2' ? [autoNodePolicyCli(a, roleArn)] : []),
       ],
       alternatives: [
         {
@@ -527,6 +548,17 @@ function knownRoleAccessRemediation(
             ]
           : []),
       ],
+    };
+  }
+  if (type === 'EC2') {
+    // Auto Mode: the EC2 entry plus AmazonEKSAutoNodePolicy; an EC2 entry already there gets the policy only.
+    const exists = a.index.entries.get(principalKey(roleArn))?.type === 'EC2';
+    return {
+      summary: exists
+        ? `Associate AmazonEKSAutoNodePolicy with the EC2 access entry of ${roleArn}: EKS adds it only for the built-in node pools' role.`
+        : `Create an access entry of type EC2 for ${roleArn} and associate AmazonEKSAutoNodePolicy with it: EKS does both only for the built-in node pools' role.`,
+      cli: [...(exists ? [] : accessEntryCli(a, roleArn, type, options)), autoNodePolicyCli(a, roleArn)],
+      terraform: { hcl: accessEntryTerraform(a, roleArn, type) },
     };
   }
   return {

@@ -257,6 +257,15 @@ const ENTRY_TYPE_FOR: Record<NodeRequirement, AccessEntryType> = {
   hybrid: 'HYBRID_LINUX',
 };
 
+/** The access policy an Auto Mode node role's `EC2` entry needs. */
+export const AUTO_NODE_POLICY_ARN = 'arn:aws:eks::aws:cluster-access-policy/AmazonEKSAutoNodePolicy';
+export const AUTO_NODE_POLICY_MISSING =
+  'the EC2 access entry has no AmazonEKSAutoNodePolicy association (EKS adds it only for the built-in node pools; a custom NodeClass role needs it added)';
+
+function hasAutoNodePolicy(identity: ResolvedIdentity): boolean {
+  return identity.accessPolicies.some((p) => p.policyArn.endsWith('/AmazonEKSAutoNodePolicy'));
+}
+
 export function requiredEntryType(req: NodeRequirement): AccessEntryType {
   return ENTRY_TYPE_FOR[req];
 }
@@ -265,6 +274,10 @@ export function checkIdentity(identity: ResolvedIdentity | undefined, req: NodeR
   if (!identity) return { works: false, problems: ['no mapping at all'], degraded: [] };
   if (identity.source === 'access-entry') {
     const want = ENTRY_TYPE_FOR[req];
+    // An Auto Mode node role needs AmazonEKSAutoNodePolicy on its EC2 entry; EKS associates it only
+    // for the built-in node pools' role (docs/eks-auth-semantics.md#eks-owned-access-entries).
+    if (identity.accessEntryType === want && req === 'auto' && !hasAutoNodePolicy(identity))
+      return { works: false, problems: [AUTO_NODE_POLICY_MISSING], degraded: [] };
     if (identity.accessEntryType === want) return { works: true, problems: [], degraded: [] };
     return {
       works: false,

@@ -90,6 +90,14 @@ function buildSchema() {
     endpointPrivateAccess: z.exactOptional(z.boolean()),
     publicAccessCidrs: z.exactOptional(z.array(z.string())),
     oidcIssuer: z.exactOptional(z.string()),
+    roleArn: z.exactOptional(z.string()),
+    computeConfig: z.exactOptional(
+      z.strictObject({
+        enabled: z.boolean(),
+        nodePools: z.array(z.string()),
+        nodeRoleArn: z.exactOptional(z.string()),
+      }),
+    ),
   });
 
   const managedFieldSchema = z.strictObject({
@@ -354,6 +362,17 @@ function buildSchema() {
     fargateProfiles: sourceSchema(z.array(fargateProfileSchema)),
     compute: sourceSchema(z.array(computeNodeSchema)),
     karpenterNodeClasses: z.exactOptional(sourceSchema(z.array(karpenterNodeClassSchema))),
+    autoModeNodeClasses: z.exactOptional(
+      sourceSchema(
+        z.array(
+          z.strictObject({
+            name: nonEmpty(),
+            role: z.exactOptional(z.string()),
+            roleArn: z.exactOptional(roleArnSchema),
+          }),
+        ),
+      ),
+    ),
     iamRoles: sourceSchema(z.array(iamRoleSchema)),
     podIdentityAssociations: z.exactOptional(sourceSchema(z.array(podIdentityAssociationSchema))),
     addons: z.exactOptional(sourceSchema(z.array(addonSchema))),

@@ -13,8 +13,13 @@ const R6 = /^arn:aws(?:-[a-z]+)*:eks::aws:cluster-access-policy\/.+$/;
 const R7 = /^arn:aws(?:-[a-z]+)*:iam::\d{12}:role\/.+$/;
 const R8 = /^(?:\/|\/[\x21-\x7E]+\/)$/;
 
-/** $.cluster */
+/** $.cluster.computeConfig */
 const S0: Shape = {
+  object: { enabled: 'boolean', nodePools: { array: { string: [] } }, nodeRoleArn: { string: [] } },
+  optional: ['nodeRoleArn'],
+};
+/** $.cluster */
+const S1: Shape = {
   object: {
     status: { string: [], minLength: 1 },
     version: { string: [] },
@@ -25,6 +30,8 @@ const S0: Shape = {
     endpointPrivateAccess: 'boolean',
     publicAccessCidrs: { array: { string: [] } },
     oidcIssuer: { string: [] },
+    roleArn: { string: [] },
+    computeConfig: S0,
   },
   optional: [
     'version',
@@ -34,10 +41,12 @@ const S0: Shape = {
     'endpointPrivateAccess',
     'publicAccessCidrs',
     'oidcIssuer',
+    'roleArn',
+    'computeConfig',
   ],
 };
 /** $.awsAuth|0.data.managedFields[] */
-const S1: Shape = {
+const S2: Shape = {
   object: {
     manager: { string: [], minLength: 1 },
     operation: { string: [], minLength: 1 },
@@ -47,30 +56,30 @@ const S1: Shape = {
   optional: ['time'],
 };
 /** $.awsAuth|0.data */
-const S2: Shape = {
-  object: { data: { record: { string: [] } }, resourceVersion: { string: [] }, managedFields: { array: S1 } },
+const S3: Shape = {
+  object: { data: { record: { string: [] } }, resourceVersion: { string: [] }, managedFields: { array: S2 } },
   optional: ['resourceVersion'],
 };
 /** $.awsAuth|0 */
-const S3: Shape = { object: { status: { oneOf: ['ok'] }, data: S2 } };
+const S4: Shape = { object: { status: { oneOf: ['ok'] }, data: S3 } };
 /** $.awsAuth|1 */
-const S4: Shape = { object: { status: { oneOf: ['absent'] }, reason: { string: [] } }, optional: ['reason'] };
+const S5: Shape = { object: { status: { oneOf: ['absent'] }, reason: { string: [] } }, optional: ['reason'] };
 /** $.awsAuth|2 */
-const S5: Shape = { object: { status: { oneOf: ['error'] }, error: { string: [], minLength: 1 } } };
+const S6: Shape = { object: { status: { oneOf: ['error'] }, error: { string: [], minLength: 1 } } };
 /** $.awsAuth */
-const S6: Shape = { union: 'status', options: { ok: S3, absent: S4, error: S5 } };
+const S7: Shape = { union: 'status', options: { ok: S4, absent: S5, error: S6 } };
 /** $.accessEntries|0.data[].accessPolicies[].accessScope */
-const S7: Shape = {
+const S8: Shape = {
   object: { type: { oneOf: ['cluster', 'namespace'] }, namespaces: { array: { string: [] } } },
   optional: ['namespaces'],
 };
 /** $.accessEntries|0.data[].accessPolicies[] */
-const S8: Shape = {
-  object: { policyArn: { string: [R6] }, accessScope: S7, associatedAt: { string: [R0] } },
+const S9: Shape = {
+  object: { policyArn: { string: [R6] }, accessScope: S8, associatedAt: { string: [R0] } },
   optional: ['associatedAt'],
 };
 /** $.accessEntries|0.data[] */
-const S9: Shape = {
+const S10: Shape = {
   object: {
     principalArn: { string: [R5] },
     type: {
@@ -88,21 +97,21 @@ const S9: Shape = {
     kubernetesGroups: { array: { string: [] } },
     createdAt: { string: [R0] },
     modifiedAt: { string: [R0] },
-    accessPolicies: { array: S8 },
+    accessPolicies: { array: S9 },
   },
   optional: ['username', 'createdAt', 'modifiedAt'],
 };
 /** $.accessEntries|0 */
-const S10: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S9 } } };
+const S11: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S10 } } };
 /** $.accessEntries */
-const S11: Shape = { union: 'status', options: { ok: S10, absent: S4, error: S5 } };
+const S12: Shape = { union: 'status', options: { ok: S11, absent: S5, error: S6 } };
 /** $.nodegroups|0.data[].healthIssues[] */
-const S12: Shape = {
+const S13: Shape = {
   object: { code: { string: [], minLength: 1 }, message: { string: [] } },
   optional: ['message'],
 };
 /** $.nodegroups|0.data[] */
-const S13: Shape = {
+const S14: Shape = {
   object: {
     name: { string: [], minLength: 1 },
     status: { string: [], minLength: 1 },
@@ -111,36 +120,36 @@ const S13: Shape = {
     desiredSize: { int: true, min: 0 },
     minSize: { int: true, min: 0 },
     maxSize: { int: true, min: 0 },
-    healthIssues: { array: S12 },
+    healthIssues: { array: S13 },
   },
   optional: ['amiType', 'desiredSize', 'minSize', 'maxSize'],
 };
 /** $.nodegroups|0 */
-const S14: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S13 } } };
+const S15: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S14 } } };
 /** $.nodegroups */
-const S15: Shape = { union: 'status', options: { ok: S14, absent: S4, error: S5 } };
+const S16: Shape = { union: 'status', options: { ok: S15, absent: S5, error: S6 } };
 /** $.fargateProfiles|0.data[].selectors[] */
-const S16: Shape = {
+const S17: Shape = {
   object: { namespace: { string: [], minLength: 1 }, labels: { record: { string: [] } } },
   optional: ['labels'],
 };
 /** $.fargateProfiles|0.data[] */
-const S17: Shape = {
+const S18: Shape = {
   object: {
     name: { string: [], minLength: 1 },
     status: { string: [], minLength: 1 },
     podExecutionRoleArn: { string: [R7] },
-    selectors: { array: S16 },
+    selectors: { array: S17 },
     createdAt: { string: [R0] },
   },
   optional: ['createdAt'],
 };
 /** $.fargateProfiles|0 */
-const S18: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S17 } } };
+const S19: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S18 } } };
 /** $.fargateProfiles */
-const S19: Shape = { union: 'status', options: { ok: S18, absent: S4, error: S5 } };
+const S20: Shape = { union: 'status', options: { ok: S19, absent: S5, error: S6 } };
 /** $.compute|0.data[] */
-const S20: Shape = {
+const S21: Shape = {
   object: {
     kind: { oneOf: ['managed', 'karpenter', 'self-managed', 'fargate', 'auto', 'hybrid'] },
     id: { string: [], minLength: 1 },
@@ -167,11 +176,11 @@ const S20: Shape = {
   ],
 };
 /** $.compute|0 */
-const S21: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S20 } } };
+const S22: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S21 } } };
 /** $.compute */
-const S22: Shape = { union: 'status', options: { ok: S21, absent: S4, error: S5 } };
+const S23: Shape = { union: 'status', options: { ok: S22, absent: S5, error: S6 } };
 /** $.karpenterNodeClasses|0.data[] */
-const S23: Shape = {
+const S24: Shape = {
   object: {
     name: { string: [], minLength: 1 },
     roleArn: { string: [R7] },
@@ -181,11 +190,20 @@ const S23: Shape = {
   optional: ['roleArn', 'role', 'instanceProfile'],
 };
 /** $.karpenterNodeClasses|0 */
-const S24: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S23 } } };
+const S25: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S24 } } };
 /** $.karpenterNodeClasses */
-const S25: Shape = { union: 'status', options: { ok: S24, absent: S4, error: S5 } };
+const S26: Shape = { union: 'status', options: { ok: S25, absent: S5, error: S6 } };
+/** $.autoModeNodeClasses|0.data[] */
+const S27: Shape = {
+  object: { name: { string: [], minLength: 1 }, role: { string: [] }, roleArn: { string: [R7] } },
+  optional: ['role', 'roleArn'],
+};
+/** $.autoModeNodeClasses|0 */
+const S28: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S27 } } };
+/** $.autoModeNodeClasses */
+const S29: Shape = { union: 'status', options: { ok: S28, absent: S5, error: S6 } };
 /** $.iamRoles|0.data[] */
-const S26: Shape = {
+const S30: Shape = {
   object: {
     arn: { string: [R7] },
     state: { oneOf: ['exists', 'missing'] },
@@ -197,11 +215,11 @@ const S26: Shape = {
   optional: ['path', 'roleId', 'createDate', 'trustPolicy'],
 };
 /** $.iamRoles|0 */
-const S27: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S26 } } };
+const S31: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S30 } } };
 /** $.iamRoles */
-const S28: Shape = { union: 'status', options: { ok: S27, absent: S4, error: S5 } };
+const S32: Shape = { union: 'status', options: { ok: S31, absent: S5, error: S6 } };
 /** $.podIdentityAssociations|0.data[] */
-const S29: Shape = {
+const S33: Shape = {
   object: {
     associationId: { string: [], minLength: 1 },
     associationArn: { string: [] },
@@ -224,43 +242,43 @@ const S29: Shape = {
   ],
 };
 /** $.podIdentityAssociations|0 */
-const S30: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S29 } } };
+const S34: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S33 } } };
 /** $.podIdentityAssociations */
-const S31: Shape = { union: 'status', options: { ok: S30, absent: S4, error: S5 } };
+const S35: Shape = { union: 'status', options: { ok: S34, absent: S5, error: S6 } };
 /** $.addons|0.data[] */
-const S32: Shape = {
+const S36: Shape = {
   object: {
     name: { string: [], minLength: 1 },
     status: { string: [] },
     version: { string: [] },
-    healthIssues: { array: S12 },
+    healthIssues: { array: S13 },
   },
   optional: ['status', 'version'],
 };
 /** $.addons|0 */
-const S33: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S32 } } };
+const S37: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S36 } } };
 /** $.addons */
-const S34: Shape = { union: 'status', options: { ok: S33, absent: S4, error: S5 } };
+const S38: Shape = { union: 'status', options: { ok: S37, absent: S5, error: S6 } };
 /** $.oidcProviders|0.data[] */
-const S35: Shape = {
+const S39: Shape = {
   object: { arn: { string: [], minLength: 1 }, url: { string: [] }, clientIds: { array: { string: [] } } },
   optional: ['clientIds'],
 };
 /** $.oidcProviders|0 */
-const S36: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S35 } } };
+const S40: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S39 } } };
 /** $.oidcProviders */
-const S37: Shape = { union: 'status', options: { ok: S36, absent: S4, error: S5 } };
+const S41: Shape = { union: 'status', options: { ok: S40, absent: S5, error: S6 } };
 /** $.serviceAccounts|0.data[] */
-const S38: Shape = {
+const S42: Shape = {
   object: { namespace: { string: [] }, name: { string: [] }, roleArnAnnotation: { string: [] } },
   optional: ['roleArnAnnotation'],
 };
 /** $.serviceAccounts|0 */
-const S39: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S38 } } };
+const S43: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S42 } } };
 /** $.serviceAccounts */
-const S40: Shape = { union: 'status', options: { ok: S39, absent: S4, error: S5 } };
+const S44: Shape = { union: 'status', options: { ok: S43, absent: S5, error: S6 } };
 /** $.nodeRolePermissions|0.data[] */
-const S41: Shape = {
+const S45: Shape = {
   object: {
     roleArn: { string: [] },
     action: { string: [], minLength: 1 },
@@ -268,11 +286,11 @@ const S41: Shape = {
   },
 };
 /** $.nodeRolePermissions|0 */
-const S42: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S41 } } };
+const S46: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S45 } } };
 /** $.nodeRolePermissions */
-const S43: Shape = { union: 'status', options: { ok: S42, absent: S4, error: S5 } };
+const S47: Shape = { union: 'status', options: { ok: S46, absent: S5, error: S6 } };
 /** $.certificateAuthorities|0.data[] */
-const S44: Shape = {
+const S48: Shape = {
   object: {
     id: { string: [], minLength: 1 },
     signingStatus: { oneOf: ['IN_USE', 'ACTIVATING', 'NOT_USED'] },
@@ -299,11 +317,11 @@ const S44: Shape = {
   ],
 };
 /** $.certificateAuthorities|0 */
-const S45: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S44 } } };
+const S49: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S48 } } };
 /** $.certificateAuthorities */
-const S46: Shape = { union: 'status', options: { ok: S45, absent: S4, error: S5 } };
+const S50: Shape = { union: 'status', options: { ok: S49, absent: S5, error: S6 } };
 /** $ */
-const S47: Shape = {
+const S51: Shape = {
   object: {
     schemaVersion: { oneOf: [1] },
     capturedAt: { string: [R0] },
@@ -311,23 +329,25 @@ const S47: Shape = {
     region: { string: [R2] },
     clusterName: { string: [R3] },
     clusterArn: { string: [R4] },
-    cluster: S0,
-    awsAuth: S6,
-    accessEntries: S11,
-    nodegroups: S15,
-    fargateProfiles: S19,
-    compute: S22,
-    karpenterNodeClasses: S25,
-    iamRoles: S28,
-    podIdentityAssociations: S31,
-    addons: S34,
-    oidcProviders: S37,
-    serviceAccounts: S40,
-    nodeRolePermissions: S43,
-    certificateAuthorities: S46,
+    cluster: S1,
+    awsAuth: S7,
+    accessEntries: S12,
+    nodegroups: S16,
+    fargateProfiles: S20,
+    compute: S23,
+    karpenterNodeClasses: S26,
+    autoModeNodeClasses: S29,
+    iamRoles: S32,
+    podIdentityAssociations: S35,
+    addons: S38,
+    oidcProviders: S41,
+    serviceAccounts: S44,
+    nodeRolePermissions: S47,
+    certificateAuthorities: S50,
   },
   optional: [
     'karpenterNodeClasses',
+    'autoModeNodeClasses',
     'podIdentityAssociations',
     'addons',
     'oidcProviders',
@@ -338,4 +358,4 @@ const S47: Shape = {
 };
 
 /** ClusterSnapshot (schemaVersion 1). */
-export const SNAPSHOT_SHAPE: Shape = S47;
+export const SNAPSHOT_SHAPE: Shape = S51;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Change } from '../../shared/core/change.ts';
 import { assessSnapshot, diffSnapshots, whatIf } from '../../shared/core/engine.ts';
-import type { ClusterSnapshot, Finding } from '../../shared/core/model.ts';
+import type { AccessEntry, ClusterSnapshot, Finding } from '../../shared/core/model.ts';
 import { RULES } from '../../shared/core/rules/registry.ts';
 import {
   ACCOUNT,
@@ -48,6 +48,9 @@ const developersEntry = () =>
       },
     ],
   });
+const INSIGHTS = `arn:aws:iam::${ACCOUNT}:role/cluster-insights`;
+const insightsEntry = (over: Partial<AccessEntry> = {}) =>
+  ec2Entry(INSIGHTS, { type: 'STANDARD', username: 'eks:cluster-insights', ...over });
 /** A cluster in API mode whose aws-auth still maps `developers`, with the given access entries. */
 const apiModeWithDevelopers = (entries = [ec2Entry()]) =>
   buildSnapshot({ mode: 'API', mapRoles: nodeMapping() + developersMapping(), entries });
@@ -104,6 +107,19 @@ const CASES: Record<string, RuleCases> = {
           entries: [ec2Entry(), developersEntry()],
         }),
         { kind: 'delete-access-entry', principalArn: DEVELOPERS },
+      ),
+  },
+  'access-entry/eks-owned-removed': {
+    fires: () =>
+      predict(buildSnapshot({ mode: 'API', entries: [ec2Entry(), insightsEntry()] }), {
+        kind: 'delete-access-entry',
+        principalArn: INSIGHTS,
+      }),
+    // the same entry with a username a caller may set is nobody's but the customer's
+    silent: () =>
+      predict(
+        buildSnapshot({ mode: 'API', entries: [ec2Entry(), insightsEntry({ username: 'insights' })] }),
+        { kind: 'delete-access-entry', principalArn: INSIGHTS },
       ),
   },
   'cluster/auth-mode-drops-principals': {

@@ -131,6 +131,16 @@ export function createFakeCluster(initial: ClusterSnapshot): FakeCluster {
       awsAuth: () => call('kube', 'awsAuth', () => lookup(s().awsAuth)),
       nodes: () => call('kube', 'nodes', () => []),
       serviceAccounts: () => call('kube', 'serviceAccounts', () => optionalData(s().serviceAccounts)),
+      autoModeNodeClasses: () =>
+        call('kube', 'autoModeNodeClasses', () => {
+          const classes = dataOf(s().autoModeNodeClasses);
+          return classes === undefined
+            ? { found: false as const, reason: 'EKS Auto Mode is not enabled' }
+            : {
+                found: true as const,
+                value: classes.map((c) => ({ name: c.name, ...(c.role === undefined ? {} : { role: c.role }) })),
+              };
+        }),
       ec2NodeClasses: () =>
         call('kube', 'ec2NodeClasses', () => {
           const classes = dataOf(s().karpenterNodeClasses);

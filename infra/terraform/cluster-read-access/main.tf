@@ -15,7 +15,7 @@
 #     with the ConfigMap's resourceVersion: a concurrent edit makes it fail, not vanish). The
 #     `aws_auth_maps_the_monitor` check reads aws-auth and warns until every role is mapped.
 #   Both: the RBAC of infra/kubernetes/monitor-clusterrole.yaml (list nodes and
-#     ec2nodeclasses, get configmaps/aws-auth in kube-system) bound to that group.
+#     ec2nodeclasses and nodeclasses, get configmaps/aws-auth in kube-system) bound to that group.
 #
 # Needs the aws provider and a kubernetes provider configured for the cluster.
 terraform {
@@ -67,6 +67,11 @@ resource "kubernetes_cluster_role_v1" "reader" {
   rule {
     api_groups = ["karpenter.k8s.aws"]
     resources  = ["ec2nodeclasses"]
+    verbs      = ["list"]
+  }
+  rule {
+    api_groups = ["eks.amazonaws.com"]
+    resources  = ["nodeclasses"]
     verbs      = ["list"]
   }
 }

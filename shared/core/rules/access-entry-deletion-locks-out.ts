@@ -1,3 +1,4 @@
+import { eksOwnershipOf } from '../eks-owned.ts';
 import { principalKey } from '../principal.ts';
 import { jsonText } from '../quote/json.ts';
 import { eksCommand, principalArnFlag } from '../remediation.ts';
@@ -22,6 +23,8 @@ export const accessEntryDeletionLocksOut: Rule = {
     const key = principalKey(change.principalArn);
     const entry = b.snapshot.accessEntries.data.find((e) => principalKey(e.principalArn) === key);
     if (entry === undefined || entry.type !== 'STANDARD') return [];
+    // An entry EKS owns is no person's or tool's: access-entry/eks-owned-removed says what breaks.
+    if (eksOwnershipOf(entry, b.snapshot, b.roles)) return [];
     if (b.consumers.byRole.has(key)) return [];
     if (monitorPrincipalArn !== undefined && principalKey(monitorPrincipalArn) === key) return [];
     if (b.resolve(change.principalArn).state !== 'resolved') return [];

@@ -1,15 +1,15 @@
+import { eksOwnershipOf } from '../eks-owned.ts';
 import { principalKey } from '../principal.ts';
 import { eksCommand, principalArnFlag } from '../remediation.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
-const NODE_TYPES = new Set([
-  'EC2_LINUX',
-  'EC2_WINDOWS',
-  'FARGATE_LINUX',
-  'HYBRID_LINUX',
-  'EC2',
-  'HYPERPOD_LINUX',
-]);
+/**
+ * Node entry types whose users the snapshot's inventory can see. `HYPERPOD_LINUX` is a node type
+ * too (docs/eks-auth-semantics.md#access-entry-types: node types take IAM roles only), but SageMaker HyperPod's instances are
+ * neither node groups, profiles, node classes nor EC2 instances of the account: "nothing uses it"
+ * cannot be known, so it is never called orphaned.
+ */
+const NODE_TYPES = new Set(['EC2_LINUX', 'EC2_WINDOWS', 'FARGATE_LINUX', 'HYBRID_LINUX', 'EC2']);
 
 export const accessEntryOrphaned: Rule = {
   id: 'access-entry/orphaned',
@@ -26,12 +26,15 @@ export const accessEntryOrphaned: Rule = {
       s.nodegroups.status === 'error' ||
       s.fargateProfiles.status === 'error' ||
       s.compute.status === 'error' ||
-      s.karpenterNodeClasses?.status === 'error';
+      s.karpenterNodeClasses?.status === 'error' ||
+      s.autoModeNodeClasses?.status === 'error';
     if (blind || !a.accessEntries || a.mode === 'CONFIG_MAP') return [];
     const out: FindingDraft[] = [];
     for (const e of a.accessEntries) {
       if (!NODE_TYPES.has(e.type)) continue;
       if (a.consumers.byRole.has(principalKey(e.principalArn))) continue;
+      // EKS created it (Auto Mode's built-in node role before any node runs, …): not left behind.
+      if (eksOwnershipOf(e, s, a.roles)) continue;
       out.push({
         severity: 'low',
         subject: e.principalArn,

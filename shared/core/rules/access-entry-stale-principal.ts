@@ -1,3 +1,4 @@
+import { eksOwnershipOf } from '../eks-owned.ts';
 import type { AccessScope } from '../model.ts';
 import { jsonText } from '../quote/json.ts';
 import { eksCommand, principalArnFlag } from '../remediation.ts';
@@ -11,7 +12,7 @@ const DNS_LABEL = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?$/;
  * `--access-scope` in the AWS CLI shorthand when every value is a plain name (`type=namespace,
  * namespaces=a,b`), else as JSON, which carries any namespace name exactly.
  */
-function accessScopeArg(scope: AccessScope): string {
+export function accessScopeArg(scope: AccessScope): string {
   const namespaces = scope.namespaces ?? [];
   if (DNS_LABEL.test(scope.type) && namespaces.every((n) => DNS_LABEL.test(n)))
     return `type=${scope.type}${namespaces.length ? `,namespaces=${namespaces.join(',')}` : ''}`;
@@ -33,6 +34,8 @@ export const accessEntryStalePrincipal: Rule = {
       x.entry.principalArn.localeCompare(y.entry.principalArn),
     )) {
       const { entry, role } = dead;
+      // EKS manages its own entries (eks-owned.ts): their loss is access-entry/eks-owned-removed.
+      if (eksOwnershipOf(entry, a.snapshot, a.roles)) continue;
       const arn = entry.principalArn;
       const arnFlag = principalArnFlag(arn);
       // The role was re-created, perhaps under another IAM path: the new entry takes IAM's ARN.

@@ -6,6 +6,7 @@
  */
 import { accessEntryDeletionLocksOut } from './access-entry-deletion-locks-out.ts';
 import { accessEntryDeletionUnauthorizes } from './access-entry-deletion-unauthorizes.ts';
+import { accessEntryEksOwnedRemoved } from './access-entry-eks-owned-removed.ts';
 import { accessEntryOrphaned } from './access-entry-orphaned.ts';
 import { accessEntryStalePrincipal } from './access-entry-stale-principal.ts';
 import { awsAuthEntryRemoved } from './aws-auth-entry-removed.ts';
@@ -44,6 +45,7 @@ export const MONITOR_RULES: readonly Rule[] = [
   nodegroupDeletionOrphansRole,
   accessEntryDeletionUnauthorizes,
   accessEntryDeletionLocksOut,
+  accessEntryEksOwnedRemoved,
   clusterAuthModeDropsPrincipals,
   clusterApiModeIgnoresAwsAuth,
   clusterCaRotationUnmanagedNodes,
