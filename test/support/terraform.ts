@@ -11,7 +11,7 @@
  *   any diagnostic not attributable to one file, is validated again alone as the root module, and
  *   that answer is the one returned. A child module accepts nothing a root module refuses.
  *
- * Both tools are promised on these machines (`/work/shared/TOOLING.md`): `terraformHarness()`
+ * Both tools ship with the machines this project is built on: `terraformHarness()`
  * throws (the test fails, loudly) when the binary or the mirror is missing; it never skips.
  * The CLI configuration is the harness's own temporary file (TF_CLI_CONFIG_FILE): the mirror for
  * hashicorp/aws and no direct installation of it, so no run touches the network.
@@ -99,7 +99,7 @@ export function terraformUnavailable(): string | undefined {
   if (!existsSync(TERRAFORM_BIN))
     return `${TERRAFORM_BIN} is missing (Terraform 1.11 ships with this machine)`;
   if (mirrorVersions().length === 0)
-    return `the AWS provider mirror ${join(TF_MIRROR, AWS_IN_MIRROR)}/<version>/linux_amd64 is missing (TOOLING.md promises it on this machine)`;
+    return `the AWS provider mirror ${join(TF_MIRROR, AWS_IN_MIRROR)}/<version>/linux_amd64 is missing (it ships with Terraform 1.11 on this machine)`;
   return undefined;
 }
 

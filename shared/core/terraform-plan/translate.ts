@@ -5,14 +5,12 @@
  * provider, and an IAM role replacement. A replace (`["delete","create"]`, or `["create","delete"]`
  * with create_before_destroy) becomes its two halves, in that order, next to each other.
  *
- * Steps are sorted into the order EKS and Kubernetes apply them, independent of the order of
- * `resource_changes`:
+ * Steps are sorted into the order EKS and Kubernetes apply them, whatever `resource_changes` order:
  *   0. the cluster's authentication mode (everything else depends on the cluster),
  *   1. IAM role replacements and deletions (node groups and entries depend on their roles),
  *   2. EKS creates and replaces (EKS adds its aws-auth entries and access entries here),
  *   3. the aws-auth ConfigMap (it overwrites what EKS added just before),
- *   4. policy association deletions (Terraform destroys a dependent before what it depends on),
- *   5. the other EKS deletions (access entries, node groups, Fargate profiles);
+ *   4. policy association deletions (Terraform destroys a dependent first), 5. other EKS deletions;
  * within a phase by address. Values unknown at plan time are listed, never guessed. Workload
  * identity (Pod Identity, IRSA, node-role permissions): translate-workload-identity.ts.
  */
@@ -82,8 +80,7 @@ export interface TranslatedPlan {
 
 const PHASE = { mode: 0, role: 1, create: 2, awsAuth: 3, detach: 4, delete: 5 } as const;
 const EKS_PHASES = { create: PHASE.create, delete: PHASE.delete };
-/** A policy association depends on its access entry: Terraform destroys it first. */
-const ASSOCIATION_PHASES = { create: PHASE.create, delete: PHASE.detach };
+const ASSOCIATION_PHASES = { create: PHASE.create, delete: PHASE.detach }; // destroyed before its entry
 
 const CONFIG_MAP_DATA_TYPE = 'kubernetes_config_map_v1_data';
 

@@ -43,7 +43,7 @@ describe('Auto Mode custom NodeClass role', () => {
     ]);
     const tf = f?.remediation?.terraform ?? '';
     expect(tf).toContain('resource "aws_eks_access_entry" "prod_gpu_node_role" {');
-    expect(tf).toContain('resource "aws_eks_access_policy_association" "prod_gpu_node_role" {');
+    expect(tf).toContain('resource "aws_eks_access_policy_association" "prod_gpu_node_role__auto_node" {');
     expect(tf).toContain('principal_arn = aws_eks_access_entry.prod_gpu_node_role.principal_arn');
     expect(tf).toContain(`policy_arn    = "${POLICY}"`);
     expect(tf).toMatch(/access_scope \{\n\s+type = "cluster"\n\s+\}/);
