@@ -1,26 +1,22 @@
 /**
  * Records (or with --check, compares) the CLI's output for every file in scenarios/: `assess` and
  * `demo` in every format, `whatif` for every node group, Fargate profile, access entry and auth
- * mode, and `diff` for every ordered pair of scenario files. The recording is
- * test/fixtures/cli-golden/outputs.json; test/cli/cli-golden.test.ts asserts it still holds, so a
- * refactor that changes a byte of output fails CI. Regenerate only for a change of output that is
- * meant: `npx tsx scripts/gen-cli-golden.ts`.
+ * mode, and `diff` for every ordered pair of scenario files. The recording is the folder
+ * test/fixtures/cli-golden, one folder per command and scenario (layout: scripts/cli-golden-files.ts);
+ * test/cli/cli-golden.test.ts asserts it still holds, so a refactor that changes a byte of output
+ * fails CI. Regenerate only for a change of output that is meant: `npx tsx scripts/gen-cli-golden.ts`
+ * (it deletes the files of runs it no longer makes and formats the JSON with biome).
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CliIo } from '../shared/cli/io.ts';
 import { runCli } from '../shared/cli/run-cli.ts';
+import { type GoldenRun, readGoldenRuns, writeGoldenFiles } from './cli-golden-files.ts';
 
 export const REPO_ROOT = join(import.meta.dirname, '..');
-export const GOLDEN_FILE = join(REPO_ROOT, 'test/fixtures/cli-golden/outputs.json');
-
-export interface GoldenRun {
-  argv: string[];
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+export const GOLDEN_DIR = join(REPO_ROOT, 'test/fixtures/cli-golden');
 
 interface ScenarioShape {
   nodegroups?: { data?: { name: string }[] };
@@ -74,18 +70,24 @@ export async function runGolden(argv: string[]): Promise<GoldenRun> {
   return { argv, code, stdout: relative(out.join('')), stderr: relative(err.join('')) };
 }
 
+const runKey = (run: GoldenRun) => JSON.stringify([run.argv, run.code, run.stdout, run.stderr]);
+
 async function main(): Promise<void> {
   const runs: GoldenRun[] = [];
   for (const argv of goldenArgvs()) runs.push(await runGolden(argv));
-  const text = `${JSON.stringify(runs, null, 1)}\n`;
   if (process.argv.includes('--check')) {
-    const differs = readFileSync(GOLDEN_FILE, 'utf8') !== text;
-    console.log(differs ? `${GOLDEN_FILE} differs` : `${runs.length} runs unchanged`);
+    const recorded = new Set(readGoldenRuns(GOLDEN_DIR).map(runKey));
+    const differs = recorded.size !== runs.length || runs.some((run) => !recorded.has(runKey(run)));
+    console.log(differs ? `${GOLDEN_DIR} differs` : `${runs.length} runs unchanged`);
     process.exitCode = differs ? 1 : 0;
     return;
   }
-  writeFileSync(GOLDEN_FILE, text);
-  console.log(`${runs.length} runs recorded in ${GOLDEN_FILE}`);
+  const written = writeGoldenFiles(GOLDEN_DIR, runs);
+  execFileSync(join(REPO_ROOT, 'node_modules/.bin/biome'), ['format', '--write', GOLDEN_DIR], {
+    cwd: REPO_ROOT,
+    stdio: 'inherit',
+  });
+  console.log(`${runs.length} runs recorded in ${written.length} files under ${GOLDEN_DIR}`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();
