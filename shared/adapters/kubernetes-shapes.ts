@@ -5,7 +5,7 @@
  */
 
 import type { V1ConfigMap, V1ManagedFieldsEntry } from '@kubernetes/client-node';
-import { configMapOverLimit, overLimitText } from '../core/aws-auth/size-limit.ts';
+import { configMapOverLimit, overLimitText } from '../core/aws-auth/index.ts';
 import { type ConnectFailure, unreachableMessage } from '../core/endpoint-access.ts';
 import type { AwsAuthConfigMap, ManagedField } from '../core/model.ts';
 import { CollectionError } from '../errors.ts';

@@ -104,6 +104,8 @@ describe('captureSnapshot against the sandbox (scenario a)', () => {
       'kube:GetConfigMap': 1,
       'kube:ListNodes': 1,
       'kube:ListEC2NodeClasses': 1,
+      // Auto Mode node classes: one list (none seeded here).
+      'kube:ListNodeClasses': 1,
       // Workload identity: one list each; nothing to describe, no association → no SimulatePrincipalPolicy.
       'eks:ListPodIdentityAssociations': 1,
       'eks:ListAddons': 1,

@@ -70,6 +70,7 @@ const KUBE_REQUESTS: Record<
   },
   ListNodes: { verb: 'list', apiGroup: '', resource: 'nodes' },
   ListEC2NodeClasses: { verb: 'list', apiGroup: 'karpenter.k8s.aws', resource: 'ec2nodeclasses' },
+  ListNodeClasses: { verb: 'list', apiGroup: 'eks.amazonaws.com', resource: 'nodeclasses' },
   ListServiceAccounts: { verb: 'list', apiGroup: '', resource: 'serviceaccounts' },
 };
 
@@ -153,6 +154,7 @@ describe('monitor permissions', () => {
     expect([...operations].sort()).toEqual([
       'GetConfigMap',
       'ListEC2NodeClasses',
+      'ListNodeClasses',
       'ListNodes',
       'ListServiceAccounts',
     ]);

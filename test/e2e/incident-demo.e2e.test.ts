@@ -137,7 +137,7 @@ describe('npm start: the incident demo', () => {
     expect(out).toContain('outcome=fanned-out clusters=prod(pod-identity/role-trust-missing)');
     expect(out).toContain('HIGH · prod · role payments-api does not trust pods.eks.amazonaws.com');
     // the fix: the trust statement to restore, as AWS CLI, Terraform and JSON
-    expect(out).toContain('aws iam update-assume-role-policy --role-name payments-api');
+    expect(out).toContain('aws iam update-assume-role-policy --region eu-west-1 --role-name payments-api');
     expect(out).toContain('identifiers = ["pods.eks.amazonaws.com"]');
     expect(out).toMatch(/"Service": "pods\.eks\.amazonaws\.com"/);
     expect(out).toContain(

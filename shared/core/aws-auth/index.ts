@@ -46,4 +46,11 @@ export {
   type UserMapping,
 } from './model.ts';
 export { awsAuthFastPathAccepts, parseAwsAuth, parseAwsAuthSlow } from './parse.ts';
+export {
+  CONFIG_MAP_MAX_BYTES,
+  configMapOverLimit,
+  type OverLimit,
+  overLimitText,
+  utf8Length,
+} from './size-limit.ts';
 export { SSO_PARTITIONS } from './upstream.ts';

@@ -7,13 +7,15 @@
  * this file only checks that the object is `kube-system/aws-auth` and finds the key lines.
  */
 
-import { configMapDataFromManifest, parseAwsAuth, repeatsText } from '../aws-auth/index.ts';
 import {
   CONFIG_MAP_MAX_BYTES,
+  configMapDataFromManifest,
   configMapOverLimit,
   overLimitText,
+  parseAwsAuth,
+  repeatsText,
   utf8Length,
-} from '../aws-auth/size-limit.ts';
+} from '../aws-auth/index.ts';
 import type { SimulationEffect } from '../simulate.ts';
 import type { LineMapper } from './aws-auth-losses.ts';
 

@@ -10,7 +10,7 @@
  * Pure: `validatePlan` never throws and never echoes the input beyond a short preview.
  */
 
-import { configMapOverLimit, overLimitText } from '../aws-auth/size-limit.ts';
+import { configMapOverLimit, overLimitText } from '../aws-auth/index.ts';
 import { formatJsonPath, toOneLine } from '../snapshot-schema.ts';
 import * as z from '../zod-mini.ts';
 import { attributesValid, checkAttributes, readAttributes } from './attributes.ts';
