@@ -33,7 +33,7 @@
  * for, is ignored with its reason: it would be simulated against a snapshot of another cluster.
  */
 import { parseEksEvent } from '../core/cloudtrail.ts';
-import { dedupeFindings, diffSnapshots, whatIf } from '../core/engine.ts';
+import { dedupeFindings, predictEvent } from '../core/engine.ts';
 import {
   type ClusterId,
   type ClusterSnapshot,
@@ -306,17 +306,18 @@ export async function handleEksEvent(
       ));
     }
 
-    const options = { trigger, monitorPrincipalArn: deps.monitorPrincipalArn };
-    const prediction = whatIf(before, change, options);
-    const predicted = prediction.findings;
     // EKS's side effect may already have happened before the fresh read: what changed since the
     // stored snapshot is reported too (only opens; the worker's state evaluation resolves). The
     // compute the change takes away (a deleted node group's nodes) is gone, not losing access.
-    const now = { ...before, nodegroups: prediction.after.nodegroups, compute: prediction.after.compute };
-    const already = stored === undefined ? [] : diffSnapshots(stored, now, options);
+    const prediction = predictEvent(stored, before, change, {
+      trigger,
+      monitorPrincipalArn: deps.monitorPrincipalArn,
+    });
     // Blindness is the worker's to report (from a full capture), never the event path's.
     const findings = withActor(
-      dedupeFindings([...predicted, ...already]).filter((f) => f.ruleId !== SOURCE_UNAVAILABLE),
+      dedupeFindings([...prediction.findings, ...prediction.already]).filter(
+        (f) => f.ruleId !== SOURCE_UNAVAILABLE,
+      ),
       parsed.by,
     );
 
