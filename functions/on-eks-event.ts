@@ -42,7 +42,7 @@ export async function onEvent(
   // One deadline for the invocation; the account the monitor runs in (none under `invoke local`).
   const accountId = tryAccountOfFunctionArn(context?.invokedFunctionArn);
   return handleEksEvent(deps(), event, {
-    ...(context === undefined ? {} : { deadlineAt: Date.now() + context.getRemainingTimeInMillis() }),
+    ...(context === undefined ? {} : { remainingMs: context.getRemainingTimeInMillis() }),
     ...(accountId === undefined ? {} : { accountId }),
   });
 }
