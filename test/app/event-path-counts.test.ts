@@ -104,4 +104,23 @@ describe('the event path does each piece of work once', () => {
     expect(new Set(probe.states).size).toBe(probe.states.length);
     expect(probe.states).toHaveLength(3);
   });
+
+  it('when EKS already edited aws-auth before the fresh read, each of the three texts is parsed once', async () => {
+    const h = await storedHarness();
+    const awsAuth = h.cluster.state.awsAuth;
+    if (awsAuth.status !== 'ok') throw new Error('aws-auth');
+    awsAuth.data.data.mapRoles = (awsAuth.data.data.mapRoles ?? '')
+      .split(/\n(?=- )/)
+      .filter((e) => !e.includes('prod-node-role'))
+      .join('\n');
+    probe.parses.length = 0;
+    probe.states.length = 0;
+    const result = await handleEksEvent(eventDeps(h), loadRecord('delete-nodegroup'));
+    expect(result.outcome).toBe('alerted');
+    // stored, fresh (already without the node role), after: each parsed once
+    expect(probe.parses).toHaveLength(distinct(probe.parses));
+    // the stored state differs from the state before now: four states, each evaluated once
+    expect(new Set(probe.states).size).toBe(probe.states.length);
+    expect(probe.states).toHaveLength(4);
+  });
 });
