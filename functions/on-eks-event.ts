@@ -10,6 +10,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, EventBridgeEvent } from 'aws-lambda';
 import { type HandleEksEventResult, handleEksEvent } from '../shared/app/handle-eks-event.ts';
+import { clusterNameIn } from '../shared/core/cloudtrail.ts';
 import { outcomeLog } from './lib/outcome-log.ts';
 import { coldStartConfig, logger, once } from './lib/runtime.ts';
 import { tryAccountOfFunctionArn } from './wiring/env.ts';
@@ -19,17 +20,17 @@ const deps = once(() => createEventWiring(coldStartConfig(), process.env));
 
 type CloudTrailEvent = EventBridgeEvent<
   string,
-  { eventID?: unknown; eventName?: unknown; requestParameters?: unknown }
+  { eventID?: unknown; eventName?: unknown; requestParameters?: unknown; responseElements?: unknown }
 >;
 
-function correlation(event: CloudTrailEvent): Record<string, string> {
+/** The log keys of a record, read before it is validated (the cluster by core's rule). */
+export function correlation(event: CloudTrailEvent): Record<string, string> {
   const detail = event?.detail;
   const keys: Record<string, string> = {};
   if (typeof detail?.eventID === 'string') keys.eventId = detail.eventID;
   if (typeof detail?.eventName === 'string') keys.eventName = detail.eventName;
-  const params = detail?.requestParameters as { name?: unknown; clusterName?: unknown } | undefined;
-  const name = typeof params?.name === 'string' ? params.name : params?.clusterName;
-  if (typeof name === 'string') keys.cluster = `${event.region}/${name}`;
+  const name = clusterNameIn(detail?.requestParameters, detail?.responseElements);
+  if (name !== undefined) keys.cluster = `${event.region}/${name}`;
   return keys;
 }
 
@@ -41,7 +42,7 @@ export async function onEvent(
   // One deadline for the invocation; the account the monitor runs in (none under `invoke local`).
   const accountId = tryAccountOfFunctionArn(context?.invokedFunctionArn);
   return handleEksEvent(deps(), event, {
-    ...(context === undefined ? {} : { deadlineAt: Date.now() + context.getRemainingTimeInMillis() }),
+    ...(context === undefined ? {} : { remainingMs: context.getRemainingTimeInMillis() }),
     ...(accountId === undefined ? {} : { accountId }),
   });
 }

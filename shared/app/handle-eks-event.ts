@@ -22,7 +22,7 @@
  * failure the claim is released at once and the error rethrown; the lifecycle keeps a retry from
  * alerting twice.
  *
- * One deadline per invocation (`deadlineAt`, from `context.getRemainingTimeInMillis()`): every
+ * One deadline per invocation (`context.getRemainingTimeInMillis()` from the injected clock's now): every
  * read is budgeted from it and the reads run concurrently, and `DELIVERY_RESERVE_MS` (at most a
  * third of the invocation) is kept for what must happen — the alert and the follow-up. A fresh
  * read of aws-auth or the access entries still running then is given up (the stored version is
@@ -33,7 +33,7 @@
  * for, is ignored with its reason: it would be simulated against a snapshot of another cluster.
  */
 import { parseEksEvent } from '../core/cloudtrail.ts';
-import { dedupeFindings, diffSnapshots, whatIf } from '../core/engine.ts';
+import { dedupeFindings, predictEvent } from '../core/engine.ts';
 import {
   type ClusterId,
   type ClusterSnapshot,
@@ -130,8 +130,12 @@ export const DELIVERY_RESERVE_MS = 8_000;
 export const DEFAULT_INVOCATION_MS = 30_000;
 
 export interface HandleEksEventOptions {
-  /** When the invocation ends (epoch ms): `Date.now() + context.getRemainingTimeInMillis()`. */
-  deadlineAt?: number;
+  /**
+   * What the invocation has left (`context.getRemainingTimeInMillis()`): the deadline is that far
+   * from `deps.clock`'s now, so the reads' budget and the claim's in-progress expiry are on the
+   * same clock as the idempotency store.
+   */
+  remainingMs?: number;
   /** The monitor's own account (from the function ARN); a record of another account is ignored. */
   accountId?: string;
 }
@@ -139,7 +143,7 @@ export interface HandleEksEventOptions {
 /** `promise`, or a `timeout` CollectionError once `deadlineAt` has passed (the read keeps running, unused). */
 function byDeadline<T>(
   promise: Promise<T>,
-  deadlineAt: number,
+  deadline: { at: number; clock: Clock },
   what: { service: 'eks' | 'kubernetes'; operation: string; cluster: string },
 ): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -155,7 +159,7 @@ function byDeadline<T>(
             },
           ),
         ),
-      Math.max(0, deadlineAt - Date.now()),
+      Math.max(0, deadline.at - deadline.clock.now().getTime()),
     );
   });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
@@ -222,7 +226,7 @@ export async function handleEksEvent(
   }
   if (parsed.kind === 'invalid') return { outcome: 'invalid', reason: parsed.reason };
   if (parsed.kind === 'account-change') {
-    const deadlineAt = options.deadlineAt ?? Date.now() + DEFAULT_INVOCATION_MS;
+    const deadlineAt = deps.clock.now().getTime() + (options.remainingMs ?? DEFAULT_INVOCATION_MS);
     return handleAccountChange(deps, parsed, options, `${IDEMPOTENCY_PREFIX}${parsed.eventId}`, {
       inProgressUntil: deadlineAt + IN_PROGRESS_MARGIN_MS,
     });
@@ -235,9 +239,10 @@ export async function handleEksEvent(
   const eks = deps.eks(region);
   const refKey = clusterIdKey(key);
   const cachedRef = deps.kubeRefs?.get(refKey);
-  const startedAt = Date.now();
-  const deadlineAt = options.deadlineAt ?? startedAt + DEFAULT_INVOCATION_MS;
-  const readsUntil = deadlineAt - Math.min(DELIVERY_RESERVE_MS, Math.max(0, deadlineAt - startedAt) / 3);
+  const startedAt = deps.clock.now().getTime();
+  const budgetMs = Math.max(0, options.remainingMs ?? DEFAULT_INVOCATION_MS);
+  const deadlineAt = startedAt + budgetMs;
+  const readsUntil = { at: deadlineAt - Math.min(DELIVERY_RESERVE_MS, budgetMs / 3), clock: deps.clock };
   const eksRead = (operation: string) => ({ service: 'eks' as const, operation, cluster: clusterName });
   const awsAuthRead = {
     service: 'kubernetes' as const,
@@ -306,17 +311,18 @@ export async function handleEksEvent(
       ));
     }
 
-    const options = { trigger, monitorPrincipalArn: deps.monitorPrincipalArn };
-    const prediction = whatIf(before, change, options);
-    const predicted = prediction.findings;
     // EKS's side effect may already have happened before the fresh read: what changed since the
     // stored snapshot is reported too (only opens; the worker's state evaluation resolves). The
     // compute the change takes away (a deleted node group's nodes) is gone, not losing access.
-    const now = { ...before, nodegroups: prediction.after.nodegroups, compute: prediction.after.compute };
-    const already = stored === undefined ? [] : diffSnapshots(stored, now, options);
+    const prediction = predictEvent(stored, before, change, {
+      trigger,
+      monitorPrincipalArn: deps.monitorPrincipalArn,
+    });
     // Blindness is the worker's to report (from a full capture), never the event path's.
     const findings = withActor(
-      dedupeFindings([...predicted, ...already]).filter((f) => f.ruleId !== SOURCE_UNAVAILABLE),
+      dedupeFindings([...prediction.findings, ...prediction.already]).filter(
+        (f) => f.ruleId !== SOURCE_UNAVAILABLE,
+      ),
       parsed.by,
     );
 

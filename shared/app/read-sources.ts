@@ -83,6 +83,14 @@ export interface VolatileReads {
  * access entries read fresh. A fresh read that failed keeps the stored version (a prediction, not
  * a verdict) and is named in `staleSources`.
  */
+/**
+ * The stored source when the fresh read holds the same, so that the state evaluated from it is
+ * seen as the stored one (core `predictEvent` then evaluates it once).
+ */
+function unlessSame<T>(stored: T, fresh: T): T {
+  return JSON.stringify(stored) === JSON.stringify(fresh) ? stored : fresh;
+}
+
 export function refreshVolatile(
   stored: ClusterSnapshot,
   reads: VolatileReads,
@@ -102,8 +110,11 @@ export function refreshVolatile(
     ...stored,
     capturedAt,
     cluster: { ...stored.cluster, status: cluster.status, authenticationMode: cluster.authenticationMode },
-    awsAuth: awsAuth.status === 'error' ? stored.awsAuth : awsAuth,
-    accessEntries: accessEntries.status === 'error' ? stored.accessEntries : accessEntries,
+    awsAuth: awsAuth.status === 'error' ? stored.awsAuth : unlessSame(stored.awsAuth, awsAuth),
+    accessEntries:
+      accessEntries.status === 'error'
+        ? stored.accessEntries
+        : unlessSame(stored.accessEntries, accessEntries),
   };
   return { snapshot, staleSources };
 }

@@ -93,22 +93,31 @@ export function required<T>(value: T | undefined, segments: Segments, message: s
   return value;
 }
 
+/**
+ * The cluster a record is about — the one rule, for a validated record and a raw one (the
+ * handler's log keys) alike: `requestParameters.name`, older records' `clusterName`, else
+ * `responseElements.clusterName` or any `responseElements.*.clusterName`; empty names skipped.
+ */
+export function clusterNameIn(request: unknown, response: unknown): string | undefined {
+  const named = (value: unknown): value is string => typeof value === 'string' && value !== '';
+  if (isRecord(request)) {
+    if (named(request.name)) return request.name;
+    if (named(request.clusterName)) return request.clusterName;
+  }
+  if (!isRecord(response)) return undefined;
+  if (named(response.clusterName)) return response.clusterName;
+  for (const value of Object.values(response)) {
+    if (isRecord(value) && named(value.clusterName)) return value.clusterName;
+  }
+  return undefined;
+}
+
 export function clusterNameOf(
   request: { name?: string | undefined; clusterName?: string | undefined },
   response: unknown,
 ) {
-  const fromResponse = (): string | undefined => {
-    if (!isRecord(response)) return undefined;
-    if (typeof response.clusterName === 'string' && response.clusterName !== '') return response.clusterName;
-    for (const value of Object.values(response)) {
-      if (isRecord(value) && typeof value.clusterName === 'string' && value.clusterName !== '') {
-        return value.clusterName;
-      }
-    }
-    return undefined;
-  };
   return required(
-    pick(request.name, request.clusterName, fromResponse()),
+    clusterNameIn(request, response),
     ['requestParameters', 'name'],
     'no cluster name (looked at requestParameters.name, requestParameters.clusterName, responseElements.*.clusterName)',
   );

@@ -77,6 +77,7 @@ export const HANDLED_EKS_EVENTS = [
   ...WORKLOAD_IDENTITY_EKS_EVENTS,
 ] as const;
 export type HandledEksEventName = (typeof HANDLED_EKS_EVENTS)[number];
+export { clusterNameIn } from './cloudtrail-helpers.ts';
 export { HANDLED_IAM_EVENTS, type HandledIamEventName, IAM_EVENT_SOURCE, toIsoTimestamp };
 
 export const CLOUDTRAIL_DETAIL_TYPE = 'AWS API Call via CloudTrail';

@@ -2,7 +2,7 @@
  * The engine's entry points: assess one snapshot, diff two, predict a change. Pure: no clock,
  * no I/O. `snapshot → analyse → rules → findings`.
  */
-import { type Analysis, analyzeSnapshot } from './analysis.ts';
+import { type Analysis, analyzeSnapshot, withEvaluationMemo } from './analysis.ts';
 import type { Change } from './change.ts';
 import { fingerprintOf } from './fingerprint.ts';
 import {
@@ -210,18 +210,94 @@ export function whatIf(
   const sim = simulateChange(snapshot, change);
   const b = analyzeSnapshot(snapshot);
   const a = analyzeSnapshot(sim.after);
+  const findings = predictedFindings(b, a, change, options, trigger, {
+    before: run('state', ctxOf(b, options), trigger),
+    after: run('state', ctxOf(a, options), trigger),
+  });
+  return { change, after: sim.after, effects: sim.effects, findings };
+}
+
+/** What `change` causes between the analysed states `b` and `a`, given the state findings of each. */
+function predictedFindings(
+  b: Analysis,
+  a: Analysis,
+  change: Change,
+  options: EvaluateOptions,
+  trigger: Trigger,
+  state: { before: Finding[]; after: Finding[] },
+): Finding[] {
   const changeFindings = run('change', ctxOf(a, options, { previous: b, change }), trigger);
   const covered = new Set(changeFindings.map((f) => principalKey(f.subject)));
-  const fresh = newIn(
-    run('state', ctxOf(a, options), trigger),
-    run('state', ctxOf(b, options), trigger),
-  ).filter((f) => !(EXPLAINED_BY_CHANGE.has(f.ruleId) && covered.has(principalKey(f.subject))));
-  return {
-    change,
-    after: sim.after,
-    effects: sim.effects,
-    findings: sortFindings(dedupeFindings([...changeFindings, ...fresh])),
-  };
+  const fresh = newIn(state.after, state.before).filter(
+    (f) => !(EXPLAINED_BY_CHANGE.has(f.ruleId) && covered.has(principalKey(f.subject))),
+  );
+  return sortFindings(dedupeFindings([...changeFindings, ...fresh]));
+}
+
+export interface EventPrediction extends WhatIfResult {
+  /**
+   * What changed since the stored snapshot (EKS's side effect may already have happened before
+   * the fresh read): transition findings and state findings new since `stored`, on the state as
+   * read now with the compute the change takes away already gone. Empty without a stored snapshot.
+   */
+  already: Finding[];
+}
+
+/**
+ * A CloudTrail event's prediction in one evaluation: `whatIf(before, change)` and
+ * `diffSnapshots(stored, now)`, where `now` is `before` with the compute the change takes away
+ * gone. Each distinct aws-auth text is parsed once and each state's rules run once: when the
+ * fresh read left the stored snapshot's sources as they were (`refreshVolatile` keeps the stored
+ * objects then), the stored state is the state before and is not evaluated again.
+ */
+export function predictEvent(
+  stored: ClusterSnapshot | undefined,
+  before: ClusterSnapshot,
+  change: Change,
+  options: EvaluateOptions = {},
+): EventPrediction {
+  return withEvaluationMemo(() => {
+    const trigger = options.trigger ?? 'whatif';
+    const sim = simulateChange(before, change);
+    const b = analyzeSnapshot(before);
+    const a = analyzeSnapshot(sim.after);
+    const stateB = run('state', ctxOf(b, options), trigger);
+    const findings = predictedFindings(b, a, change, options, trigger, {
+      before: stateB,
+      after: run('state', ctxOf(a, options), trigger),
+    });
+    const prediction = { change, after: sim.after, effects: sim.effects, findings };
+    if (stored === undefined) return { ...prediction, already: [] };
+    const now = { ...before, nodegroups: sim.after.nodegroups, compute: sim.after.compute };
+    const s = sameEvaluatedState(stored, before) ? b : analyzeSnapshot(stored);
+    const n = analyzeSnapshot(now);
+    const transition = run('transition', ctxOf(n, options, { previous: s }), trigger);
+    const fresh = newIn(
+      run('state', ctxOf(n, options), trigger),
+      s === b ? stateB : run('state', ctxOf(s, options), trigger),
+    );
+    return { ...prediction, already: sortFindings(dedupeFindings([...transition, ...fresh])) };
+  });
+}
+
+/**
+ * `stored` and `fresh` hold the same sources (the same objects) and the same cluster fields, so
+ * the rules see the same state in both. When they were captured differs, which only the CA
+ * rotation rule reads (how soon an activation is): with a certificate authority listed, the
+ * capture times must be equal too.
+ */
+function sameEvaluatedState(stored: ClusterSnapshot, fresh: ClusterSnapshot): boolean {
+  const keys = new Set([...Object.keys(stored), ...Object.keys(fresh)]) as Set<keyof ClusterSnapshot>;
+  const cas = fresh.certificateAuthorities;
+  const timeRead = cas?.status === 'ok' && cas.data.length > 0;
+  for (const key of keys) {
+    if (key === 'capturedAt') {
+      if (timeRead && stored.capturedAt !== fresh.capturedAt) return false;
+    } else if (key === 'cluster') {
+      if (JSON.stringify(stored.cluster) !== JSON.stringify(fresh.cluster)) return false;
+    } else if (stored[key] !== fresh[key]) return false;
+  }
+  return true;
 }
 
 /**

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
+  DEFAULT_INVOCATION_MS,
   EventProcessingError,
   type HandleEksEventDeps,
   handleEksEvent,
+  IN_PROGRESS_MARGIN_MS,
 } from '../../shared/app/handle-eks-event.ts';
 import { runSnapshot } from '../../shared/app/run-snapshot.ts';
 import { createHarness, KEY, loadRecord, MONITOR } from '../support/app-harness.ts';
@@ -216,7 +218,7 @@ describe('handleEksEvent: one deadline for the invocation (issue 8 case 4)', () 
       }),
     };
     const result = await handleEksEvent(hung, loadRecord('delete-nodegroup'), {
-      deadlineAt: Date.now() + 900,
+      remainingMs: 900,
     });
     expect(result).toMatchObject({ outcome: 'alerted', staleSources: ['awsAuth'] });
     expect(criticalOf(h.slack.delivered)).toContain('nodegroup/deletion-orphans-role');
@@ -241,9 +243,12 @@ describe('handleEksEvent: an attempt killed after queueing its follow-up, then r
     await new Promise((r) => setTimeout(r, 20));
     const claim = h.idempotency.claims.get(`cloudtrail:${eventId}`);
     expect(claim?.status).toBe('IN_PROGRESS');
-    // 2. EventBridge retries the asynchronous invocation after the claim's in-progress expiry.
-    const expiry = claim?.until ?? 0;
-    h.cluster.clock.set(new Date(Math.max(expiry + 1, h.cluster.clock.now().getTime())).toISOString());
+    // 2. EventBridge retries the asynchronous invocation after the claim's in-progress expiry,
+    //    which is on the injected clock: the invocation's budget plus the margin from its now.
+    expect(claim?.until).toBe(
+      h.cluster.clock.now().getTime() + DEFAULT_INVOCATION_MS + IN_PROGRESS_MARGIN_MS,
+    );
+    h.cluster.clock.advance(DEFAULT_INVOCATION_MS + IN_PROGRESS_MARGIN_MS + 1);
     const retry = await handleEksEvent(deps, structuredClone(record));
     expect(retry.outcome).toBe('alerted');
     expect(h.queue.sent.map((s) => s.item.followUp?.attempt)).toEqual([1, 1]);
