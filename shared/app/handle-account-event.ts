@@ -11,6 +11,7 @@
 import type { EksEventParse } from '../core/cloudtrail.ts';
 import { whatIf } from '../core/engine.ts';
 import { type ClusterId, type Trigger, withActor } from '../core/model.ts';
+import { SOURCE_UNAVAILABLE } from '../core/rules/monitor-source-unavailable.ts';
 import { safeErrorMessage } from '../errors.ts';
 import type { ClusterWorkItem } from '../ports.ts';
 import {
@@ -22,7 +23,6 @@ import {
 } from './handle-eks-event.ts';
 import { listClusters } from './list-clusters.ts';
 import { settle } from './read-sources.ts';
-import { SOURCE_UNAVAILABLE } from './run-snapshot.ts';
 
 type AccountChange = Extract<EksEventParse, { kind: 'account-change' }>;
 

@@ -41,6 +41,7 @@ import {
   type Trigger,
   withActor,
 } from '../core/model.ts';
+import { SOURCE_UNAVAILABLE } from '../core/rules/monitor-source-unavailable.ts';
 import { CollectionError, SentinelError, safeErrorMessage } from '../errors.ts';
 import type {
   CaptureDeps,
@@ -58,7 +59,7 @@ import type {
 import { captureSnapshot } from './capture-snapshot.ts';
 import { type FannedOutCluster, handleAccountChange } from './handle-account-event.ts';
 import { kubeClusterRef, refreshVolatile, settle } from './read-sources.ts';
-import { IN_PROGRESS_MARGIN_MS, SOURCE_UNAVAILABLE } from './run-snapshot.ts';
+import { IN_PROGRESS_MARGIN_MS } from './run-snapshot.ts';
 
 export interface HandleEksEventDeps {
   /** EKS readers per Region (DescribeCluster, access entries; the rest only to bootstrap). */
