@@ -52,7 +52,7 @@ import {
   clusterUnreadableFinding,
   storedSnapshotUnreadableFinding,
 } from '../core/rules/monitor-source-unavailable.ts';
-import { SentinelError, safeErrorMessage } from '../errors.ts';
+import { safeErrorMessage } from '../errors.ts';
 import type {
   CaptureDeps,
   Clock,
@@ -64,6 +64,7 @@ import type {
   WorkQueue,
 } from '../ports.ts';
 import { captureSnapshot } from './capture-snapshot.ts';
+import { FollowUpInProgressError } from './errors.ts';
 import { failedNotFound, settle } from './read-sources.ts';
 
 export interface FollowUpSettings {
@@ -142,12 +143,6 @@ export function followUpClaimKey(
   item: ClusterWorkItem & { followUp: NonNullable<ClusterWorkItem['followUp']> },
 ) {
   return `${FOLLOW_UP_CLAIM_PREFIX}${item.followUp.eventId}:${clusterIdKey(keyOf(item))}:${item.followUp.attempt}`;
-}
-
-/** Another invocation holds this follow-up attempt's claim: the message is retried after it expires. */
-export class FollowUpInProgressError extends SentinelError {
-  override readonly name = 'FollowUpInProgressError';
-  readonly code = 'follow-up-in-progress';
 }
 
 export async function runSnapshot(

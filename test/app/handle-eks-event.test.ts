@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  EventProcessingError,
-  type HandleEksEventDeps,
-  handleEksEvent,
-} from '../../shared/app/handle-eks-event.ts';
+import { EventProcessingError } from '../../shared/app/errors.ts';
+import { type HandleEksEventDeps, handleEksEvent } from '../../shared/app/handle-eks-event.ts';
 import { runSnapshot } from '../../shared/app/run-snapshot.ts';
 import { createHarness, KEY, loadRecord, MONITOR } from '../support/app-harness.ts';
 import { loadScenario } from '../support/snapshot-builder.ts';
