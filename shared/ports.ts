@@ -16,12 +16,11 @@ import type {
   AccessEntry,
   Addon,
   AutoModeNodeClass,
-  AuthenticationMode,
   AwsAuthConfigMap,
   ClusterCertificateAuthority,
   ClusterId,
+  ClusterInfo,
   ClusterSnapshot,
-  ComputeConfig,
   FargateProfile,
   Finding,
   IamRole,
@@ -43,28 +42,18 @@ export interface Clock {
   now(): Date;
 }
 
-/** DescribeCluster, reduced to what the monitor uses. */
-export interface ClusterDescription {
+/**
+ * DescribeCluster, reduced to what the monitor uses: the snapshot's cluster fields (core's
+ * `ClusterInfo`, the one DescribeCluster shape) plus its identity and where its API is, which
+ * the snapshot does not store.
+ */
+export interface ClusterDescription extends ClusterInfo {
   name: string;
   arn: string;
-  status: string;
-  version?: string;
-  platformVersion?: string;
-  authenticationMode: AuthenticationMode;
-  bootstrapClusterCreatorAdminPermissions?: boolean;
-  endpointPublicAccess?: boolean;
-  endpointPrivateAccess?: boolean;
-  publicAccessCidrs?: string[];
   /** The Kubernetes API endpoint (https URL); missing while the cluster is being created. */
   endpoint?: string;
   /** Base64 of the cluster CA bundle (PEM), exactly as DescribeCluster returns it. */
   certificateAuthorityData?: string;
-  /** `identity.oidc.issuer` (https URL), for IRSA. */
-  oidcIssuer?: string;
-  /** The cluster IAM role (`roleArn`). */
-  roleArn?: string;
-  /** Auto Mode (`computeConfig`), when DescribeCluster returns it. */
-  computeConfig?: ComputeConfig;
 }
 
 /** EKS API of one Region. */

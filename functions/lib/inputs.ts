@@ -5,7 +5,7 @@
  * by `shared/core/cloudtrail.ts`.
  */
 import type { ReportRequest } from '../../shared/app/build-report.ts';
-import { ReportRequestError } from '../../shared/app/build-report.ts';
+import { ReportRequestError } from '../../shared/app/errors.ts';
 import { REGION_CODE } from '../../shared/core/model.ts';
 import * as z from '../../shared/core/zod-mini.ts';
 import { SentinelError } from '../../shared/errors.ts';

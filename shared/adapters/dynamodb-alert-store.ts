@@ -17,12 +17,12 @@
  *
  * IAM: dynamodb:GetItem, PutItem, DeleteItem on the table ARN (no Scan, no Query needed).
  *
- * Item size: DynamoDB rejects items over 400 KB. Spent records (resolved, nothing pending) are
- * dropped on save, unless their Slack thread (`slackThread`: channel and message `ts`, bot-token
- * mode) still has an open alert — the thread's first message is edited from them; the records are stored as a JSON string, gzip-compressed when the JSON exceeds
- * `GZIP_ABOVE_BYTES` (pending notices repeat their finding, which compresses well). A state that
- * is still too large is refused with a typed error rather than truncated: truncating would lose
- * pending notices silently.
+ * Which records are kept is the caller's decision (core/alert-threads.ts `recordsToKeep`): the
+ * store writes the records it is given. Item size: DynamoDB rejects items over 400 KB; the records
+ * are stored as a JSON string, gzip-compressed when the JSON exceeds `GZIP_ABOVE_BYTES` (pending
+ * notices repeat their finding, which compresses well). A state that is still too large is
+ * refused with a typed error rather than truncated: truncating would lose pending notices
+ * silently.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
 import {
@@ -32,7 +32,6 @@ import {
   GetItemCommand,
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { recordsToKeep } from '../core/alert-threads.ts';
 import type { AlertRecord } from '../core/alerts.ts';
 import type { ClusterId } from '../core/model.ts';
 import { ConcurrentUpdateError, MonitorIoError } from '../errors.ts';
@@ -120,15 +119,14 @@ export function createDynamoDbAlertStore(options: DynamoDbStoreOptions): AlertSt
     async save(key, records, version) {
       const pk = alertStatePk(key);
       const resource = `table ${table} item ${pk}/${ALERTS_SK}`;
-      const kept = recordsToKeep(records);
-      const json = JSON.stringify(kept);
+      const json = JSON.stringify(records);
       const jsonBytes = Buffer.byteLength(json);
       const body: Record<string, AttributeValue> =
         jsonBytes > GZIP_ABOVE_BYTES ? { recordsGz: { B: gzipSync(json) } } : { records: { S: json } };
       const storedBytes = body.recordsGz?.B?.byteLength ?? jsonBytes;
       if (storedBytes > MAX_RECORDS_BYTES) {
         throw new MonitorIoError(
-          `PutItem on ${resource}: ${kept.length} alert records take ${storedBytes} bytes stored, over the ${MAX_RECORDS_BYTES}-byte budget of a DynamoDB item`,
+          `PutItem on ${resource}: ${records.length} alert records take ${storedBytes} bytes stored, over the ${MAX_RECORDS_BYTES}-byte budget of a DynamoDB item`,
           { code: 'too-large', service: 'dynamodb', operation: 'PutItem', resource },
         );
       }

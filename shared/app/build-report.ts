@@ -12,9 +12,10 @@ import { assessSnapshot, type EvaluateOptions, type SimulationEffect, whatIf } f
 import { dedupeFixCommands } from '../core/fix-dedupe.ts';
 import type { ClusterId, ClusterSnapshot, Finding } from '../core/model.ts';
 import { renderMarkdown } from '../core/render/index.ts';
-import { SentinelError, safeErrorMessage } from '../errors.ts';
+import { safeErrorMessage } from '../errors.ts';
 import type { CaptureDeps, CaptureTarget, SnapshotStore } from '../ports.ts';
 import { captureSnapshot } from './capture-snapshot.ts';
+import { ReportRequestError } from './errors.ts';
 import { listClusters } from './list-clusters.ts';
 
 export interface BuildReportDeps {
@@ -67,11 +68,6 @@ export interface Report {
   markdown: string;
   /** The HTML page, when the request asked for `format: "html"`. */
   html?: string;
-}
-
-export class ReportRequestError extends SentinelError {
-  override readonly name = 'ReportRequestError';
-  readonly code = 'invalid-request';
 }
 
 const DEFAULT_MAX_MARKDOWN = 1_000_000;

@@ -10,7 +10,7 @@
 
 import { isRegionCode, SEVERITIES, type Severity } from '../core/model.ts';
 import * as z from '../core/zod-mini.ts';
-import { SentinelError } from '../errors.ts';
+import { ConfigError } from './errors.ts';
 
 export const CONFIG_PREFIX = 'SENTINEL_';
 
@@ -107,14 +107,6 @@ export interface SentinelConfig {
   followUpMaxAttempts: number;
   captureConcurrency: number;
   idempotencyTtlSeconds: number;
-}
-
-export class ConfigError extends SentinelError {
-  override readonly name = 'ConfigError';
-  readonly code = 'invalid-config';
-  constructor(readonly problems: string[]) {
-    super(`invalid configuration (${problems.length} problem(s)): ${problems.join('; ')}`);
-  }
 }
 
 const required = (what: string) =>

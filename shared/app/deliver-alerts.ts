@@ -39,7 +39,7 @@ import {
   settleDeliveries,
 } from '../core/alerts.ts';
 import type { ClusterId, Finding } from '../core/model.ts';
-import { ConcurrentUpdateError, SentinelError } from '../errors.ts';
+import { ConcurrentUpdateError } from '../errors.ts';
 import type {
   AlertStore,
   Clock,
@@ -48,6 +48,7 @@ import type {
   NoticeSender,
   SendContext,
 } from '../ports.ts';
+import { DeliveryError } from './errors.ts';
 
 /** A notice that failed this many sends makes `deliverAlerts` throw (after saving). */
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -61,31 +62,6 @@ export interface DeliverAlertsDeps {
 export interface DeliverAlertsOptions {
   /** Default 3. */
   maxAttempts?: number;
-}
-
-/** Some notices could not be delivered after `maxAttempts` sends; they are still stored and will be retried. */
-export class DeliveryError extends SentinelError {
-  override readonly name: string = 'DeliveryError';
-  readonly code = 'delivery-exhausted';
-  readonly cluster: ClusterId;
-  /** Channel → how many notices have reached the attempt limit there, and the last error. */
-  readonly exhausted: Partial<Record<Channel, { notices: number; lastError?: string }>>;
-  readonly summary: Required<DeliverySummary>;
-
-  constructor(
-    message: string,
-    details: {
-      cluster: ClusterId;
-      exhausted: DeliveryError['exhausted'];
-      summary: Required<DeliverySummary>;
-      cause?: unknown;
-    },
-  ) {
-    super(message, details);
-    this.cluster = details.cluster;
-    this.exhausted = details.exhausted;
-    this.summary = details.summary;
-  }
 }
 
 /** What identifies a notice across two plans of the same run (`at` differs between plans). */

@@ -11,18 +11,19 @@
 import type { EksEventParse } from '../core/cloudtrail.ts';
 import { whatIf } from '../core/engine.ts';
 import { type ClusterId, type Trigger, withActor } from '../core/model.ts';
+import { SOURCE_UNAVAILABLE } from '../core/rules/monitor-source-unavailable.ts';
 import { safeErrorMessage } from '../errors.ts';
-import type { ClusterWorkItem } from '../ports.ts';
-import {
-  EventInProgressError,
-  EventProcessingError,
-  type HandleEksEventDeps,
-  type HandleEksEventOptions,
-  type HandleEksEventResult,
-} from './handle-eks-event.ts';
+import type {
+  CaptureDeps,
+  ClusterWorkItem,
+  Deliver,
+  IdempotencyStore,
+  SnapshotStore,
+  WorkQueue,
+} from '../ports.ts';
+import { EventInProgressError, EventProcessingError } from './errors.ts';
 import { listClusters } from './list-clusters.ts';
 import { settle } from './read-sources.ts';
-import { SOURCE_UNAVAILABLE } from './run-snapshot.ts';
 
 type AccountChange = Extract<EksEventParse, { kind: 'account-change' }>;
 
@@ -33,13 +34,38 @@ export interface FannedOutCluster {
   ruleIds: string[];
 }
 
+/** What the fan-out uses of the event handler's deps (HandleEksEventDeps has them all). */
+export interface AccountChangeDeps extends Pick<CaptureDeps, 'eks'> {
+  snapshots: SnapshotStore;
+  idempotency: IdempotencyStore;
+  deliver: Deliver;
+  queue: WorkQueue;
+  monitorPrincipalArn: string;
+  followUpDelaySeconds: number;
+  idempotencyTtlSeconds: number;
+  /** The Regions to look for the changed principal's clusters in. */
+  regions?: readonly string[];
+}
+
+/** The fan-out's outcomes: those of HandleEksEventResult an account-wide change can have. */
+export type AccountChangeResult =
+  | { outcome: 'ignored'; reason: string; eventId: string; eventName: string }
+  | { outcome: 'duplicate'; eventId: string; eventName: string; cluster: string; region: string }
+  | {
+      outcome: 'fanned-out';
+      eventId: string;
+      eventName: string;
+      clusters: FannedOutCluster[];
+      skipped: string[];
+    };
+
 export async function handleAccountChange(
-  deps: HandleEksEventDeps,
+  deps: AccountChangeDeps,
   parsed: AccountChange,
-  options: HandleEksEventOptions,
+  options: { accountId?: string },
   idempotencyKey: string,
   claimOptions: { inProgressUntil: number },
-): Promise<HandleEksEventResult> {
+): Promise<AccountChangeResult> {
   const { eventId, eventName, accountId, change } = parsed;
   if (options.accountId !== undefined && accountId !== options.accountId) {
     return {

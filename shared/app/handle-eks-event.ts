@@ -41,7 +41,8 @@ import {
   type Trigger,
   withActor,
 } from '../core/model.ts';
-import { CollectionError, SentinelError, safeErrorMessage } from '../errors.ts';
+import { SOURCE_UNAVAILABLE } from '../core/rules/monitor-source-unavailable.ts';
+import { CollectionError, safeErrorMessage } from '../errors.ts';
 import type {
   CaptureDeps,
   Clock,
@@ -56,9 +57,10 @@ import type {
   WorkQueue,
 } from '../ports.ts';
 import { captureSnapshot } from './capture-snapshot.ts';
+import { EventInProgressError, EventProcessingError } from './errors.ts';
 import { type FannedOutCluster, handleAccountChange } from './handle-account-event.ts';
 import { kubeClusterRef, refreshVolatile, settle } from './read-sources.ts';
-import { IN_PROGRESS_MARGIN_MS, SOURCE_UNAVAILABLE } from './run-snapshot.ts';
+import { IN_PROGRESS_MARGIN_MS } from './run-snapshot.ts';
 
 export interface HandleEksEventDeps {
   /** EKS readers per Region (DescribeCluster, access entries; the rest only to bootstrap). */
@@ -105,21 +107,6 @@ export type HandleEksEventResult =
       /** Clusters (or Regions) that could not be looked at, with why. */
       skipped: string[];
     };
-
-/** Thrown when processing an event failed; the claim was released. */
-export class EventProcessingError extends SentinelError {
-  override readonly name = 'EventProcessingError';
-  readonly code = 'event-failed';
-  constructor(message: string, options: { cause: unknown }) {
-    super(message, options);
-  }
-}
-
-/** A redelivery found the event in progress in another invocation: retried after the claim's expiry. */
-export class EventInProgressError extends SentinelError {
-  override readonly name = 'EventInProgressError';
-  readonly code = 'event-in-progress';
-}
 
 export const IDEMPOTENCY_PREFIX = 'cloudtrail:';
 /** The in-progress claim outlives the invocation's deadline by this much (the worker's follow-up claims share it). */

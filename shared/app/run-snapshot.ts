@@ -39,8 +39,7 @@
  */
 
 import { hasSettled } from '../core/change.ts';
-import { assessSince, clusterUnreadableFinding } from '../core/engine.ts';
-import { fingerprintOf } from '../core/fingerprint.ts';
+import { assessSince } from '../core/engine.ts';
 import {
   type ClusterId,
   type ClusterSnapshot,
@@ -48,7 +47,12 @@ import {
   type Finding,
   type Trigger,
 } from '../core/model.ts';
-import { SentinelError, safeErrorMessage } from '../errors.ts';
+import {
+  blindsTheMonitor,
+  clusterUnreadableFinding,
+  storedSnapshotUnreadableFinding,
+} from '../core/rules/monitor-source-unavailable.ts';
+import { safeErrorMessage } from '../errors.ts';
 import type {
   CaptureDeps,
   Clock,
@@ -60,6 +64,7 @@ import type {
   WorkQueue,
 } from '../ports.ts';
 import { captureSnapshot } from './capture-snapshot.ts';
+import { FollowUpInProgressError } from './errors.ts';
 import { failedNotFound, settle } from './read-sources.ts';
 
 export interface FollowUpSettings {
@@ -101,8 +106,6 @@ export interface RunSnapshotResult {
   error?: string;
 }
 
-export const SOURCE_UNAVAILABLE = 'monitor/source-unavailable';
-
 const NO_DELIVERY: DeliverySummary = { sent: 0, failed: 0, pending: 0 };
 
 /** State findings of `current` plus what the transition rules see between `previous` and `current`. */
@@ -112,36 +115,6 @@ export function evaluateSnapshot(
   options: { trigger: Trigger; monitorPrincipalArn: string },
 ): Finding[] {
   return assessSince(current, previous, options);
-}
-
-/** The object a store error names (`resource`, e.g. `s3://bucket/key`), when it names one. */
-function resourceOf(error: unknown): string | undefined {
-  const resource = (error as { resource?: unknown } | undefined)?.resource;
-  return typeof resource === 'string' ? resource : undefined;
-}
-
-/**
- * The stored snapshot could not be read or validated: the monitor cannot see what changed since
- * the last run (transition rules), though the state findings of the fresh capture stand.
- */
-export function storedSnapshotUnreadableFinding(key: ClusterId, error: unknown, trigger: Trigger): Finding {
-  const ruleId = SOURCE_UNAVAILABLE;
-  const object = resourceOf(error) ?? 'the stored snapshot';
-  const message = safeErrorMessage(error);
-  return {
-    ruleId,
-    severity: 'medium',
-    cluster: { accountId: key.accountId, region: key.region, name: key.clusterName },
-    subject: 'stored-snapshot',
-    title: `Cannot read the stored snapshot of ${key.clusterName} (${object}): changes since the last run are not evaluated`,
-    detail: `${message}. The run continues as if no snapshot had been stored, and stores the fresh one in its place.`,
-    evidence: { source: 'stored-snapshot', object, error: message },
-    remediation: {
-      summary: `Nothing to do if the next run reads it again. If it keeps failing, check the monitor's s3:GetObject access to ${object}.`,
-    },
-    trigger,
-    fingerprint: fingerprintOf([ruleId, key.accountId, key.region, key.clusterName, 'stored-snapshot', '']),
-  };
 }
 
 function keyOf(item: ClusterWorkItem): ClusterId {
@@ -170,12 +143,6 @@ export function followUpClaimKey(
   item: ClusterWorkItem & { followUp: NonNullable<ClusterWorkItem['followUp']> },
 ) {
   return `${FOLLOW_UP_CLAIM_PREFIX}${item.followUp.eventId}:${clusterIdKey(keyOf(item))}:${item.followUp.attempt}`;
-}
-
-/** Another invocation holds this follow-up attempt's claim: the message is retried after it expires. */
-export class FollowUpInProgressError extends SentinelError {
-  override readonly name = 'FollowUpInProgressError';
-  readonly code = 'follow-up-in-progress';
 }
 
 export async function runSnapshot(
@@ -279,7 +246,7 @@ async function evaluate(
     ...base,
     outcome: 'evaluated',
     findings: findings.length,
-    sourceUnavailable: findings.filter((f) => f.ruleId === SOURCE_UNAVAILABLE && f.severity !== 'low').length,
+    sourceUnavailable: findings.filter(blindsTheMonitor).length,
     delivery,
     previous: previousState,
   };

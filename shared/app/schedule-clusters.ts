@@ -4,9 +4,11 @@
  * others: they are still queued, and the failure is thrown at the end (the schedule's retry and
  * DLQ then make it visible; the monitor is never silently blind to a Region).
  */
-import { SentinelError } from '../errors.ts';
 import type { CaptureDeps, ClusterWorkItem, WorkQueue } from '../ports.ts';
+import { type ScheduleClustersResult, ScheduleError } from './errors.ts';
 import { listClusters } from './list-clusters.ts';
+
+export type { ScheduleClustersResult };
 
 export interface ScheduleClustersDeps {
   eks: CaptureDeps['eks'];
@@ -16,23 +18,6 @@ export interface ScheduleClustersDeps {
 export interface ScheduleClustersInput {
   accountId: string;
   regions: readonly string[];
-}
-
-export interface ScheduleClustersResult {
-  enqueued: number;
-  clusters: string[];
-  failedRegions: Array<{ region: string; error: string }>;
-}
-
-export class ScheduleError extends SentinelError {
-  override readonly name = 'ScheduleError';
-  readonly code = 'schedule-incomplete';
-  constructor(
-    message: string,
-    readonly result: ScheduleClustersResult,
-  ) {
-    super(message);
-  }
 }
 
 export async function scheduleClusters(

@@ -11,7 +11,7 @@ import { simulateSteps } from '../core/preapply/simulate-steps.ts';
 import { renderFindings, toJsonReport } from '../core/render/index.ts';
 import type { SimulationEffect } from '../core/simulate.ts';
 import { planClusterNames, validatePlan, whatIfTerraformPlan } from '../core/terraform-plan/index.ts';
-import type { FileOrLiveArgs } from './commands.ts';
+import type { ParsedArgs } from './args.ts';
 import { CliError } from './errors.ts';
 import { inputName, loadSnapshot, parseJsonText, readInput } from './inputs.ts';
 import type { CliIo } from './io.ts';
@@ -19,8 +19,8 @@ import { obtainSnapshot } from './live.ts';
 import { clusterOf, EXIT, exitFor, renderOptions, stamped, toolInfo } from './output.ts';
 import { readVersion } from './version.ts';
 
-type PlanArgs = Extract<FileOrLiveArgs, { kind: 'whatif-plan' }>;
-type AwsAuthArgs = Extract<FileOrLiveArgs, { kind: 'whatif-aws-auth' }>;
+type PlanArgs = Extract<ParsedArgs, { kind: 'whatif-plan' }>;
+type AwsAuthArgs = Extract<ParsedArgs, { kind: 'whatif-aws-auth' }>;
 
 export const NOTHING_RELEVANT = 'nothing auth-relevant in this plan';
 

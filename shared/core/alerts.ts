@@ -30,6 +30,7 @@ import { fingerprintOf } from './fingerprint.ts';
 import type { ClusterRef, Finding, Severity } from './model.ts';
 import { compareFindings, severityRank } from './model.ts';
 import { MONITOR_RULES } from './rules/monitor-rules.ts';
+import { blindsTheMonitor } from './rules/monitor-source-unavailable.ts';
 
 export type Channel = 'sns' | 'slack';
 export const CHANNELS: readonly Channel[] = ['sns', 'slack'];
@@ -152,7 +153,7 @@ export function confirmsPrediction(state: Finding, prediction: AlertRecord): boo
 
 /** A blind cluster cannot prove anything fixed. */
 function blind(findings: readonly Finding[]): boolean {
-  return findings.some((f) => f.ruleId === 'monitor/source-unavailable' && f.severity !== 'low');
+  return findings.some(blindsTheMonitor);
 }
 
 function enqueue(

@@ -5,18 +5,11 @@
 import { type Analysis, analyzeSnapshot, withEvaluationMemo } from './analysis.ts';
 import type { Change } from './change.ts';
 import { fingerprintOf } from './fingerprint.ts';
-import {
-  type ClusterId,
-  type ClusterSnapshot,
-  clusterRefOf,
-  compareFindings,
-  type Finding,
-  severityRank,
-  type Trigger,
-} from './model.ts';
+import { type ClusterSnapshot, compareFindings, type Finding, severityRank, type Trigger } from './model.ts';
 import { principalKey } from './principal.ts';
 import { renderFix } from './remediation.ts';
 import { MONITOR_RULES } from './rules/monitor-rules.ts';
+import { SOURCE_UNAVAILABLE } from './rules/monitor-source-unavailable.ts';
 import { PARITY_RULES } from './rules/parity-rules.ts';
 import type { Rule, RuleContext, RuleKind } from './rules/types.ts';
 import { type SimulationEffect, simulateChange } from './simulate.ts';
@@ -38,7 +31,7 @@ export interface WhatIfResult {
 }
 
 /** Findings that always stand, new or not: the monitor's own blindness. */
-const ALWAYS_REPORTED = new Set(['monitor/source-unavailable']);
+const ALWAYS_REPORTED = new Set([SOURCE_UNAVAILABLE]);
 
 export function sortFindings(findings: Finding[]): Finding[] {
   return findings.sort(compareFindings);
@@ -156,30 +149,6 @@ export function compareSnapshots(
 ): Finding[] {
   const ctx = ctxOf(analyzeSnapshot(to), options, { previous: analyzeSnapshot(from) });
   return sortFindings(run('parity', ctx, options.trigger ?? 'manual', PARITY_RULES));
-}
-
-/**
- * The finding for a cluster that could not be read at all (DescribeCluster failed): the monitor
- * is blind to all of it. Fingerprinted like every finding, so it alerts once, not every run.
- */
-export function clusterUnreadableFinding(id: ClusterId, error: string, trigger: Trigger): Finding {
-  const ruleId = 'monitor/source-unavailable';
-  const cluster = clusterRefOf(id);
-  return {
-    ruleId,
-    severity: 'high',
-    cluster,
-    subject: 'cluster',
-    title: `Cannot read cluster ${cluster.name}: the monitor is blind to it`,
-    detail: error,
-    evidence: { source: 'cluster', error },
-    remediation: {
-      summary:
-        "Restore the monitor's read access (eks:DescribeCluster; see infra/iam/monitor-read-policy.json) or check that the cluster still exists.",
-    },
-    trigger,
-    fingerprint: fingerprintOf([ruleId, cluster.accountId, cluster.region, cluster.name, 'cluster', '']),
-  };
 }
 
 /** Findings with the same fingerprint once, first occurrence kept. */

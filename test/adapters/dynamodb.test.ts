@@ -99,13 +99,16 @@ describe('createDynamoDbAlertStore', () => {
     await expect(store.save(key, recordsOf(1))).rejects.toBeInstanceOf(ConcurrentUpdateError);
   });
 
-  it('drops spent records on save', async () => {
+  it('stores the records it is given, spent ones too: which to keep is for the caller to decide', async () => {
     const store = createDynamoDbAlertStore({ dynamodb: db.dynamodb, tableName: TABLE });
     const key = { ...KEY, clusterName: 'spent' };
     const [open, spent] = recordsOf(2);
     if (!open || !spent) throw new Error('two records expected');
     await store.save(key, [open, { ...spent, status: 'resolved', pending: {} }]);
-    expect((await store.load(key)).records.map((r) => r.fingerprint)).toEqual([open.fingerprint]);
+    expect((await store.load(key)).records.map((r) => r.fingerprint)).toEqual([
+      open.fingerprint,
+      spent.fingerprint,
+    ]);
   });
 
   it('compresses a large state so it stays under the 400 KB item limit, and reads it back', async () => {

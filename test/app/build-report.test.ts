@@ -3,9 +3,9 @@ import {
   assessWithWhatIfs,
   buildReport,
   type ClusterReport,
-  ReportRequestError,
   renderReportMarkdown,
 } from '../../shared/app/build-report.ts';
+import { ReportRequestError } from '../../shared/app/errors.ts';
 import { deletionChanges } from '../../shared/core/change.ts';
 import { MONITOR } from '../support/app-harness.ts';
 import { createFakeCluster } from '../support/fake-cluster.ts';

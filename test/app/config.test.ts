@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../shared/app/config.ts';
+import { CONFIG_VARIABLES, loadConfig } from '../../shared/app/config.ts';
+import { ConfigError } from '../../shared/app/errors.ts';
 
 const VALID_ENV = {
   SENTINEL_REGIONS: 'eu-west-1, us-east-1',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DeliveryError, deliverAlerts } from '../../shared/app/deliver-alerts.ts';
+import { deliverAlerts } from '../../shared/app/deliver-alerts.ts';
+import { DeliveryError } from '../../shared/app/errors.ts';
 import type { ChannelPolicy } from '../../shared/core/alerts.ts';
 import type { ClusterId, Finding } from '../../shared/core/model.ts';
 import { createFinding, TEST_CLUSTER } from '../support/findings.ts';

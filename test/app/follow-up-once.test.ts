@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoDbIdempotencyStore } from '../../shared/adapters/dynamodb-idempotency.ts';
-import { FollowUpInProgressError, type RunSnapshotDeps, runSnapshot } from '../../shared/app/run-snapshot.ts';
+import { FollowUpInProgressError } from '../../shared/app/errors.ts';
+import { type RunSnapshotDeps, runSnapshot } from '../../shared/app/run-snapshot.ts';
 import type { ClusterWorkItem } from '../../shared/ports.ts';
 import { createHarness, KEY, MONITOR } from '../support/app-harness.ts';
 import { createStateTable, startDynalite } from '../support/dynamodb-helpers.ts';

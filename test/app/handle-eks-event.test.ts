@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { EventProcessingError } from '../../shared/app/errors.ts';
 import {
   DEFAULT_INVOCATION_MS,
-  EventProcessingError,
   type HandleEksEventDeps,
   handleEksEvent,
   IN_PROGRESS_MARGIN_MS,

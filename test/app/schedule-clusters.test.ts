@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ScheduleError, scheduleClusters } from '../../shared/app/schedule-clusters.ts';
+import { ScheduleError } from '../../shared/app/errors.ts';
+import { scheduleClusters } from '../../shared/app/schedule-clusters.ts';
 import { createFakeCluster } from '../support/fake-cluster.ts';
 import { createFakeWorkQueue } from '../support/monitor.ts';
 import { buildSnapshot } from '../support/snapshot-builder.ts';

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ReportRequestError } from '../../shared/app/build-report.ts';
-import { ConfigError } from '../../shared/app/config.ts';
-import { DeliveryError } from '../../shared/app/deliver-alerts.ts';
-import { EventProcessingError } from '../../shared/app/handle-eks-event.ts';
-import { ScheduleError } from '../../shared/app/schedule-clusters.ts';
+import {
+  ConfigError,
+  DeliveryError,
+  EventProcessingError,
+  ReportRequestError,
+  ScheduleError,
+} from '../../shared/app/errors.ts';
 import { CliError } from '../../shared/cli/errors.ts';
 import { SimulationError } from '../../shared/core/simulate.ts';
 import {

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseReportRequest, parseWorkItem, WorkItemError } from '../../functions/lib/inputs.ts';
 import { logOutcome, outcomeLog } from '../../functions/lib/outcome-log.ts';
 import { logger } from '../../functions/lib/runtime.ts';
-import { ReportRequestError } from '../../shared/app/build-report.ts';
+import { ReportRequestError } from '../../shared/app/errors.ts';
 
 const item = { accountId: '111122223333', region: 'eu-west-1', clusterName: 'prod', reason: 'schedule' };
 const message = (body: unknown, messageId = 'm-1') => ({

@@ -22,7 +22,7 @@ import {
   settleMapRoles,
   simulateChange,
 } from '../simulate.ts';
-import type { StepAction } from '../terraform-plan/translate.ts';
+import type { StepAction } from '../terraform-plan/plan-steps.ts';
 import {
   applyCreated,
   roleUsesOf,

@@ -10,6 +10,7 @@ import {
 } from '../remediation.ts';
 import { checkIdentity } from '../resolve.ts';
 import { entryArnOf } from '../role-arn.ts';
+import { SOURCE_UNAVAILABLE } from './monitor-source-unavailable.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 export const accessEntryDeletionUnauthorizes: Rule = {
@@ -61,8 +62,7 @@ export const accessEntryDeletionUnauthorizes: Rule = {
         subject: change.principalArn,
         fingerprintKey: 'monitor',
         title: `Deleting the access entry for ${change.principalArn} blinds eks-auth-sentinel on ${a.cluster.name}`,
-        detail:
-          'The monitor can no longer read aws-auth or nodes in this cluster; every later check there reports monitor/source-unavailable.',
+        detail: `The monitor can no longer read aws-auth or nodes in this cluster; every later check there reports ${SOURCE_UNAVAILABLE}.`,
         evidence: { monitorPrincipalArn },
         remediation: {
           summary: "Re-create the monitor's access entry (see infra/ for the grant).",

@@ -1,6 +1,26 @@
+import { safeErrorMessage } from '../../errors.ts';
 import { connectFailureIn, explainUnreachable } from '../endpoint-access.ts';
-import type { Severity, SourceName } from '../model.ts';
+import { fingerprintOf } from '../fingerprint.ts';
+import {
+  type ClusterId,
+  clusterRefOf,
+  type Finding,
+  type Severity,
+  type SourceName,
+  type Trigger,
+} from '../model.ts';
 import type { FindingDraft, Rule } from './types.ts';
+
+/** The rule ID of the monitor's own blindness: named here only, imported everywhere else. */
+export const SOURCE_UNAVAILABLE = 'monitor/source-unavailable';
+
+/**
+ * Whether `finding` says the monitor is blind somewhere that matters: a `low` one names a source
+ * the cluster's authentication mode does not use.
+ */
+export function blindsTheMonitor(finding: Finding): boolean {
+  return finding.ruleId === SOURCE_UNAVAILABLE && finding.severity !== 'low';
+}
 
 const WHAT: Record<SourceName, string> = {
   awsAuth: 'the aws-auth ConfigMap',
@@ -20,7 +40,7 @@ const WHAT: Record<SourceName, string> = {
 };
 
 export const monitorSourceUnavailable: Rule = {
-  id: 'monitor/source-unavailable',
+  id: SOURCE_UNAVAILABLE,
   severity: 'high',
   kinds: ['state'],
   title: 'A source could not be read: the monitor is blind there',
@@ -87,3 +107,57 @@ export const monitorSourceUnavailable: Rule = {
     return out;
   },
 };
+
+/**
+ * The finding for a cluster that could not be read at all (DescribeCluster failed): the monitor
+ * is blind to all of it. Fingerprinted like every finding, so it alerts once, not every run.
+ */
+export function clusterUnreadableFinding(id: ClusterId, error: string, trigger: Trigger): Finding {
+  const ruleId = SOURCE_UNAVAILABLE;
+  const cluster = clusterRefOf(id);
+  return {
+    ruleId,
+    severity: 'high',
+    cluster,
+    subject: 'cluster',
+    title: `Cannot read cluster ${cluster.name}: the monitor is blind to it`,
+    detail: error,
+    evidence: { source: 'cluster', error },
+    remediation: {
+      summary:
+        "Restore the monitor's read access (eks:DescribeCluster; see infra/iam/monitor-read-policy.json) or check that the cluster still exists.",
+    },
+    trigger,
+    fingerprint: fingerprintOf([ruleId, cluster.accountId, cluster.region, cluster.name, 'cluster', '']),
+  };
+}
+
+/** The object a store error names (`resource`, e.g. `s3://bucket/key`), when it names one. */
+function resourceOf(error: unknown): string | undefined {
+  const resource = (error as { resource?: unknown } | undefined)?.resource;
+  return typeof resource === 'string' ? resource : undefined;
+}
+
+/**
+ * The stored snapshot could not be read or validated: the monitor cannot see what changed since
+ * the last run (transition rules), though the state findings of the fresh capture stand.
+ */
+export function storedSnapshotUnreadableFinding(key: ClusterId, error: unknown, trigger: Trigger): Finding {
+  const ruleId = SOURCE_UNAVAILABLE;
+  const object = resourceOf(error) ?? 'the stored snapshot';
+  const message = safeErrorMessage(error);
+  return {
+    ruleId,
+    severity: 'medium',
+    cluster: { accountId: key.accountId, region: key.region, name: key.clusterName },
+    subject: 'stored-snapshot',
+    title: `Cannot read the stored snapshot of ${key.clusterName} (${object}): changes since the last run are not evaluated`,
+    detail: `${message}. The run continues as if no snapshot had been stored, and stores the fresh one in its place.`,
+    evidence: { source: 'stored-snapshot', object, error: message },
+    remediation: {
+      summary: `Nothing to do if the next run reads it again. If it keeps failing, check the monitor's s3:GetObject access to ${object}.`,
+    },
+    trigger,
+    fingerprint: fingerprintOf([ruleId, key.accountId, key.region, key.clusterName, 'stored-snapshot', '']),
+  };
+}

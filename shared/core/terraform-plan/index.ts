@@ -9,14 +9,16 @@ import type { ClusterRef, ClusterSnapshot, Finding } from '../model.ts';
 import { clusterRefOf } from '../model.ts';
 import { simulateSteps } from '../preapply/simulate-steps.ts';
 import type { SimulationEffect } from '../simulate.ts';
+import type { PlanStep, PlanUnknown, StepCluster } from './plan-steps.ts';
 import type { TerraformPlan } from './schema.ts';
 import { createRedactor } from './sensitive.ts';
-import { type PlanStep, type PlanUnknown, type StepCluster, translatePlan } from './translate.ts';
+import { translatePlan } from './translate.ts';
 import { bindClusterAccount, qualifyPlanFindings } from './translate-workload-identity.ts';
 
+export type { PlanStep, PlanUnknown, TranslatedPlan } from './plan-steps.ts';
 export { type PlanValidation, type ResourceChange, type TerraformPlan, validatePlan } from './schema.ts';
 export { SENSITIVE_VALUE } from './sensitive.ts';
-export { type PlanStep, type PlanUnknown, type TranslatedPlan, translatePlan } from './translate.ts';
+export { translatePlan } from './translate.ts';
 
 export interface ClusterPlanResult {
   cluster: ClusterRef;

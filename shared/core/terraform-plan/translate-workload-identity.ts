@@ -28,13 +28,8 @@ import { MAX_POLICY_CHARS, parsePolicy } from '../iam-policy/policy.ts';
 import type { ClusterSnapshot, Finding, PodIdentityAssociation } from '../model.ts';
 import type { SimulationEffect } from '../simulate.ts';
 import { ASSUME_ROLE_FOR_POD_IDENTITY } from '../simulate-workload-identity.ts';
-import type { Ctx, PlanStep, StepAction, StepCluster } from './translate.ts';
+import type { CreatedAction, Ctx, PlanStep, StepAction, StepCluster } from './plan-steps.ts';
 import { afterValue, beforeValue, knownString, stringOf, type Value } from './values.ts';
-
-/** Creations no `Change` kind covers: the second half of a replace, or a plan that adds them. */
-export type CreatedAction =
-  | { kind: 'addon-created'; addonName: string; version?: string }
-  | { kind: 'oidc-provider-created'; arn: string; url: string };
 
 /** What translate.ts lends this module (passed in, so that the two do not import each other). */
 export interface TranslateHelpers {

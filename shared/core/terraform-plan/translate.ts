@@ -22,75 +22,16 @@ import {
   type AuthenticationMode,
 } from '../model.ts';
 import { parseArn } from '../principal.ts';
+import type { Ctx, PlanStep, StepAction, StepCluster, TranslatedPlan } from './plan-steps.ts';
 import type { ResourceChange } from './schema.ts';
-import { type CreatedAction, workloadIdentityTranslators } from './translate-workload-identity.ts';
+import { workloadIdentityTranslators } from './translate-workload-identity.ts';
 import { afterValue, beforeValue, knownString, stringOf, stringsOf } from './values.ts';
-
-/** Which cluster a step concerns. */
-export type StepCluster =
-  /** The plan names it (`cluster_name`, or the cluster's `name`). */
-  | { kind: 'named'; name: string }
-  /** Every cluster (an IAM role is account-wide). */
-  | { kind: 'every' }
-  /** The resource does not say (the Kubernetes provider's ConfigMap): matched by module or by being the only one. */
-  | { kind: 'unnamed' };
-
-export type StepAction =
-  | { kind: 'change'; change: Change }
-  | {
-      kind: 'aws-auth';
-      /** `whole`: the ConfigMap is replaced by `data`; `keys`: only these keys are written (`_v1_data`). */
-      scope: 'whole' | 'keys';
-      /** null: the ConfigMap is deleted. Keys whose new value is unknown are left as they are. */
-      data: Record<string, string> | null;
-      /** Keys `_v1_data` stops managing (removed from the ConfigMap). */
-      removedKeys: string[];
-      manager: string;
-      /** `_v1_data` without `force = true`: the apply conflicts with another manager's keys. */
-      force: boolean;
-    }
-  | { kind: 'role-replaced'; oldArn: string; newArn: string | undefined; deleted: boolean }
-  | CreatedAction;
-
-export interface PlanStep {
-  address: string;
-  moduleAddress?: string;
-  cluster: StepCluster;
-  phase: number;
-  /** The half of a replace this step is, with the replace's action order. */
-  half?: 'delete' | 'create';
-  replaceOrder?: 'delete-first' | 'create-first';
-  action: StepAction;
-}
-
-/** A value the plan knows only after apply, and what of the simulation it leaves open. */
-export interface PlanUnknown {
-  address: string;
-  cluster: StepCluster;
-  moduleAddress?: string;
-  what: string;
-}
-
-export interface TranslatedPlan {
-  steps: PlanStep[];
-  unknowns: PlanUnknown[];
-  /** Facts about the plan worth saying (a cluster deleted, a conflict, an incomplete plan). */
-  notes: { address: string; text: string; cluster?: string }[];
-}
 
 const PHASE = { mode: 0, role: 1, create: 2, awsAuth: 3, detach: 4, delete: 5 } as const;
 const EKS_PHASES = { create: PHASE.create, delete: PHASE.delete };
 const ASSOCIATION_PHASES = { create: PHASE.create, delete: PHASE.detach }; // destroyed before its entry
 
 const CONFIG_MAP_DATA_TYPE = 'kubernetes_config_map_v1_data';
-
-export interface Ctx {
-  rc: ResourceChange;
-  /** Every resource change of the plan (a policy attachment looks up its policy's document). */
-  changes: readonly ResourceChange[];
-  out: TranslatedPlan;
-  base: Pick<PlanStep, 'address' | 'moduleAddress'>;
-}
 
 function isReplace(actions: readonly string[]): 'delete-first' | 'create-first' | undefined {
   if (actions.length !== 2) return undefined;

@@ -5,7 +5,7 @@
  */
 
 import { goBytesToString, goSharpV } from './go-format.ts';
-import type { GoMapEntry, GoValue, GoYamlResult } from './index.ts';
+import type { GoMapEntry, GoValue, GoYamlResult } from './go-values.ts';
 import { Kind, type Node, NodeParser } from './nodes.ts';
 import {
   BINARY_TAG,

@@ -2,7 +2,7 @@
  * Go runtime formatting the ported code relies on: `[]byte` → string as Go's JSON encoder sees it
  * (each invalid UTF-8 byte becomes U+FFFD), `strconv.FormatFloat`, `strconv.Quote` and `%#v`.
  */
-import type { GoValue } from './index.ts';
+import type { GoValue } from './go-values.ts';
 
 /** Decodes UTF-8 like Go's `utf8.DecodeRune` loop: an invalid byte yields one U+FFFD and advances 1. */
 export function goBytesToString(b: readonly number[] | Uint8Array): string {

@@ -8,7 +8,13 @@
  */
 import { goFold } from '../go-text.ts';
 import { unmarshalGoYaml, unmarshalGoYamlStrings } from './decode.ts';
-import type { AwsAuthDataKey, AwsAuthKeyDecode, GoRoleMapping, GoUserMapping, JsonValue } from './index.ts';
+import type {
+  AwsAuthDataKey,
+  AwsAuthKeyDecode,
+  GoRoleMapping,
+  GoUserMapping,
+  JsonValue,
+} from './go-values.ts';
 import { yamlToJson } from './yaml-to-json.ts';
 
 /** `pkg/endpoints/partitions.go` PARTITIONS at the authenticator's HEAD (81b1dab). */

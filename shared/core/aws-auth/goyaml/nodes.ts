@@ -3,7 +3,7 @@
  * (first document only), with `p.fail()`'s error text.
  */
 import * as goFormatModule from './go-format.ts';
-import type { GoMark, ScalarStyle } from './index.ts';
+import type { GoMark, ScalarStyle } from './go-values.ts';
 import * as parserModule from './parser.ts';
 import { EVENT_NAMES, EventType, type YamlEvent } from './parser-events.ts';
 import { ErrorType, ScalarStyleCode, YamlParser } from './reader.ts';

@@ -5,7 +5,7 @@
  * by the marshaller, object keys come out sorted bytewise.
  */
 import { compareGoStrings, formatFloatG, formatJsonFloat, goSharpV, postOrder } from './go-format.ts';
-import type { GoValue, JsonEntry, JsonResult, JsonValue } from './index.ts';
+import type { GoValue, JsonEntry, JsonResult, JsonValue } from './go-values.ts';
 
 /** The reflect.Value `jsonTarget` walks (only `Unmarshal` passes one; `YAMLToJSON` passes nil). */
 export type JsonTarget =
