@@ -23,6 +23,10 @@ const SOON_MS = 7 * 24 * 3600 * 1000;
 
 const label = (n: ComputeNode) => n.nodeName ?? n.id;
 
+/** The CA commands are newer than some AWS CLI releases' EKS model (1.45.11 does not know them). */
+const CLI_NOTE =
+  'The certificate-authority commands need an AWS CLI whose EKS model knows cluster CA rotation (aws eks describe-certificate-authority help); older releases answer "Invalid choice": update the CLI or use an AWS SDK.';
+
 function blast(nodes: readonly ComputeNode[], timeToImpact: string): BlastRadius {
   return {
     nodegroups: [],
@@ -148,6 +152,7 @@ function pending(
       notes: [
         'Karpenter: nodes launched before the successor keep the old bundle; replacing them (drift or expiry) after distribution is the conservative path.',
         'Activating before they trust it turns them NotReady; no IAM or access-entry change shows it.',
+        CLI_NOTE,
       ],
     },
   };
@@ -182,6 +187,7 @@ function cutOff(
       ],
       notes: [
         `Rolling back: the API lists the previous CA ${previous.id} with rollbackAvailable; the call that rolls back is not confirmed in the facts this tool was built on — check the EKS user guide before using activate-certificate-authority on it.`,
+        CLI_NOTE,
       ],
     },
   };
