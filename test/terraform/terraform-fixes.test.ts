@@ -1,5 +1,5 @@
 /**
- * Every Terraform fix the CLI prints over every scenario (`scenarios/`, `scenarios/workload-identity/`),
+ * Every Terraform fix the CLI prints over every scenario (`scenarios/` and each subfolder),
  * as a user would paste it: `assess`, `whatif` (every node group, Fargate profile, access entry
  * and auth mode), `diff` and `compare` between the files of one directory, all in JSON. Each
  * distinct Terraform block is `terraform fmt -check`ed; a whole file (no `terraformFragmentOf`)
@@ -26,7 +26,14 @@ interface TerraformBlock {
   where: string;
 }
 
-const DIRS = ['scenarios', 'scenarios/workload-identity'];
+/** The top level and every subfolder of scenarios/ (workload identity, EKS's own principals, EKS changes). */
+const DIRS = [
+  'scenarios',
+  ...readdirSync(join(REPO_ROOT, 'scenarios'), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => `scenarios/${e.name}`)
+    .sort(),
+];
 
 function scenarioFiles(dir: string): string[] {
   return readdirSync(join(REPO_ROOT, dir))

@@ -9,7 +9,14 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { REPO_ROOT, runGolden } from '../../scripts/gen-cli-golden.ts';
 import { type TerraformHarness, terraformHarness } from '../support/terraform.ts';
 
-const FILES = ['scenarios', 'scenarios/workload-identity'].flatMap((dir) =>
+const DIRS = [
+  'scenarios',
+  ...readdirSync(join(REPO_ROOT, 'scenarios'), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => `scenarios/${e.name}`)
+    .sort(),
+];
+const FILES = DIRS.flatMap((dir) =>
   readdirSync(join(REPO_ROOT, dir))
     .filter((f) => f.endsWith('.json'))
     .sort()
