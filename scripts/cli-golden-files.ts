@@ -31,8 +31,8 @@ export const MAX_GOLDEN_BYTES = 50_000;
 /** A path segment safe on every file system: ARNs and names keep their readable parts. */
 function segment(text: string): string {
   const safe = text.replace(/[^A-Za-z0-9._-]+/g, '_');
-  // `.` and `..` would name the folder itself or its parent.
-  return /^\.*$/.test(safe) ? safe.replaceAll('.', '_') : safe;
+  // Empty, `.` or `..` (a path segment's special names) become underscores: never `a//b`, `a/../b`.
+  return safe === '' ? '_' : /^\.*$/.test(safe) ? safe.replaceAll('.', '_') : safe;
 }
 
 function optionValue(argv: readonly string[], option: string): string | undefined {

@@ -89,7 +89,31 @@ describe('golden files: what the generator writes, the test reads back unchanged
         expect(readGoldenRuns(dir).map(key).sort()).toEqual(second.map(key).sort());
         expect(listGoldenFiles(dir)).toEqual([...goldenFiles(second).keys()].sort());
       }),
-      { numRuns: 60 },
+      {
+        numRuns: 60,
+        // CI, stop 22: an empty path segment (`scenarios// .json`) made `a-one//_.txt`, listed as `a-one/_.txt`.
+        examples: [
+          [
+            [],
+            [
+              {
+                argv: [
+                  'diff',
+                  '--before',
+                  'scenarios/a-one.json',
+                  '--after',
+                  'scenarios// .json',
+                  '--format',
+                  'json',
+                ],
+                code: 0,
+                stdout: '',
+                stderr: '',
+              },
+            ],
+          ],
+        ],
+      },
     );
   });
 
