@@ -5,26 +5,11 @@
  * refused — with what and where — before any YAML parse (a 45 MB `mapRoles` in a plan took 77.7 s
  * and 3.1 GB to parse). Pure.
  */
+import { utf8Length } from '../quote/unicode.ts';
+
+export { utf8Length };
 
 export const CONFIG_MAP_MAX_BYTES = 1024 * 1024;
-
-/** UTF-8 bytes of a string (a lone surrogate as U+FFFD, 3 bytes); stops counting past `stop`. */
-export function utf8Length(s: string, stop = Number.POSITIVE_INFINITY): number {
-  let n = 0;
-  for (let i = 0; i < s.length && n <= stop; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n += 4;
-        i += 1;
-      } else n += 3;
-    } else n += 3;
-  }
-  return n;
-}
 
 export interface OverLimit {
   /** Bytes of all values counted (at least the limit + 1; counting stops past it). */

@@ -13,6 +13,7 @@
  */
 import type { Notice, NoticeKind } from '../alerts.ts';
 import type { Finding, Severity } from '../model.ts';
+import { utf8Length } from '../quote/unicode.ts';
 import { blastRadiusView, capitalize, podsRunOnLine } from './blast-radius.ts';
 import { actorLine, confirmationLine, fixCode, noticeOrder, oneLine, plural, sanitize } from './layout.ts';
 import { alertLinks } from './links.ts';
@@ -89,22 +90,7 @@ const KIND_LABEL: Record<NoticeKind, string> = {
 };
 
 /** UTF-8 length of a string as JSON would send it (lone surrogates count as U+FFFD). */
-export function utf8Bytes(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n += 4;
-        i += 1;
-      } else n += 3;
-    } else n += 3;
-  }
-  return n;
-}
+export const utf8Bytes = (s: string): number => utf8Length(s);
 
 /** Bytes of the payload as POSTed (`JSON.stringify`, escapes included). */
 export function slackPayloadBytes(payload: SlackPayload): number {
