@@ -10,8 +10,8 @@
  * to the YAML front end.
  */
 import { parseAwsAuth } from '../shared/core/aws-auth/index.ts';
-import { assessSnapshot } from '../shared/core/engine.ts';
 import type { ClusterSnapshot } from '../shared/core/model.ts';
+import { assessSnapshot } from '../shared/core/predict/engine.ts';
 import { parseAwsAuthLegacy } from './legacy-aws-auth/index.ts';
 
 const ACCOUNT = '111122223333';

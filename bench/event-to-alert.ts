@@ -28,7 +28,7 @@ import { startSandbox } from '../infra/sandbox/index.ts';
 import { lambdaEnvironment, startFunction } from '../scripts/demo/lambda.ts';
 import { sqsEvent, startLocalState } from '../scripts/demo/local-state.ts';
 import { ALERTS_SK, alertStatePk } from '../shared/adapters/dynamodb-alert-store.ts';
-import { parseSnapshotJson } from '../shared/core/snapshot-schema.ts';
+import { parseSnapshotJson } from '../shared/core/snapshot/snapshot-schema.ts';
 import { buildBundles, median } from './cold-start.ts';
 
 export const LATENCY_MS = 20;

@@ -5,8 +5,9 @@
  * plan (2,000 changes, most of them not about authentication) and a worst case where every
  * change is auth-relevant. The JSON is parsed once outside the timing, as the CLI reads a file.
  */
-import { assessSnapshot } from '../shared/core/engine.ts';
-import { validatePlan, whatIfTerraformPlan } from '../shared/core/terraform-plan/index.ts';
+
+import { validatePlan, whatIfTerraformPlan } from '../shared/core/plan/index.ts';
+import { assessSnapshot } from '../shared/core/predict/engine.ts';
 import { syntheticCluster } from './engine.ts';
 
 const ACCOUNT = '111122223333';
@@ -168,7 +169,7 @@ export function benchTerraformPlan(runs = RUNS): PlanBenchRow[] {
 }
 
 const NOTE = [
-  'Where the time goes: one evaluation per plan (`withEvaluationMemo`, shared/core/analysis.ts: each state analysed once; aws-auth parsed once per distinct content; consumer inventories, the two halves of the access index and principal keys shared between states). A run of node-group and Fargate steps edits mapRoles decoded and encodes it once, and not at all when the plan then replaces mapRoles (`MapRolesDraft`, shared/core/simulate.ts).',
+  'Where the time goes: one evaluation per plan (`withEvaluationMemo`, shared/core/predict/analysis.ts: each state analysed once; aws-auth parsed once per distinct content; consumer inventories, the two halves of the access index and principal keys shared between states). A run of node-group and Fargate steps edits mapRoles decoded and encodes it once, and not at all when the plan then replaces mapRoles (`MapRolesDraft`, shared/core/predict/simulate.ts).',
   'The plan’s mapRoles is parsed from the current one’s entries (shared/core/aws-auth/entry-memo.ts: an entry whose text was read before in the evaluation is not scanned and decoded again; about a third of a full parse), and the plan JSON is checked by hand, zod only for the message of a bad plan. aws-auth/entry-removed keys only the state before’s mappings and deletes the state after’s from them, and the translation writes a step’s fields out instead of spreading them (translating the worst case’s 2,000 access-entry changes: ≈ 26 → 11 ms).',
   'What remains: the current state parsed in full (as assess does), both states’ rules and indexes, and the plan’s own work (the transition and change rules, what the aws-auth write unmaps, the access-entry batches, translating 2,000 changes). The ratio moves by ±0.2 between runs at a load of 4–5.',
 ].join(' ');

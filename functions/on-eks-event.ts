@@ -10,7 +10,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, EventBridgeEvent } from 'aws-lambda';
 import { type HandleEksEventResult, handleEksEvent } from '../shared/app/handle-eks-event.ts';
-import { clusterNameIn } from '../shared/core/cloudtrail.ts';
+import { clusterNameIn } from '../shared/core/events/index.ts';
 import { outcomeLog } from './lib/outcome-log.ts';
 import { coldStartConfig, logger, once } from './lib/runtime.ts';
 import { tryAccountOfFunctionArn } from './wiring/env.ts';

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import { buildSnapshotJsonSchema } from '../shared/core/snapshot-schema.ts';
+import { buildSnapshotJsonSchema } from '../shared/core/snapshot/snapshot-schema.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const target = join(root, 'schema', 'cluster-snapshot.schema.json');

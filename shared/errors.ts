@@ -12,7 +12,7 @@
  * Use-case errors that carry a use case's own result stay next to it and extend `SentinelError`:
  * `ScheduleError` (schedule-clusters.ts), `DeliveryError` (deliver-alerts.ts),
  * `ReportRequestError` (build-report.ts), `EventProcessingError` (handle-eks-event.ts),
- * `ConfigError` (config.ts), `SimulationError` (core/simulate.ts), `CliError` (cli/errors.ts),
+ * `ConfigError` (config.ts), `SimulationError` (core/predict/simulate.ts), `CliError` (cli/errors.ts),
  * `WiringError` and `WorkItemError` (functions/).
  */
 

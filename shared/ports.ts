@@ -8,10 +8,15 @@
  * `Lookup` with `found: false` and a reason.
  */
 
-import type { SlackThreadRef } from './core/alert-threads.ts';
-import type { AlertRecord, Channel, EvaluationScope, Notice, PendingNotice } from './core/alerts.ts';
-import type { Change } from './core/change.ts';
-import type { Ec2Instance, KubeNode } from './core/compute.ts';
+import type { Ec2Instance, KubeNode } from './core/access/index.ts';
+import type {
+  AlertRecord,
+  Channel,
+  EvaluationScope,
+  Notice,
+  PendingNotice,
+  SlackThreadRef,
+} from './core/alerts/index.ts';
 import type {
   AccessEntry,
   Addon,
@@ -31,9 +36,10 @@ import type {
   RoleActionPermission,
   ServiceAccount,
 } from './core/model.ts';
+import type { Change } from './core/predict/index.ts';
 
 /** The reader-level shapes the pure compute merge consumes (defined with it in the core). */
-export type { Ec2Instance, Ec2InstanceKind, KubeNode } from './core/compute.ts';
+export type { Ec2Instance, Ec2InstanceKind, KubeNode } from './core/access/index.ts';
 
 /** A value that was looked for: found, or really absent (never "could not look"). */
 export type Lookup<T> = { found: true; value: T } | { found: false; reason: string };
@@ -161,7 +167,7 @@ export interface SnapshotStore {
   put(snapshot: ClusterSnapshot): Promise<void>;
 }
 
-/** Alert records per cluster (shared/core/alerts.ts), with optimistic concurrency. */
+/** Alert records per cluster (shared/core/alerts/lifecycle.ts), with optimistic concurrency. */
 export interface AlertStore {
   /** The cluster's records and an opaque version for `save`. */
   load(key: ClusterId): Promise<{ records: AlertRecord[]; version?: string }>;

@@ -2,7 +2,7 @@
  * The handlers' own inputs, checked by schema (zod/mini, as the CloudTrail parser does): the
  * snapshot worker's SQS message body (a `ClusterWorkItem`, written by the scheduler and the event
  * path) and the report function's direct-invoke request. The event records themselves are parsed
- * by `shared/core/cloudtrail.ts`.
+ * by `shared/core/events/cloudtrail.ts`.
  */
 import type { ReportRequest } from '../../shared/app/build-report.ts';
 import { ReportRequestError } from '../../shared/app/errors.ts';

@@ -24,7 +24,7 @@ import { createS3Client, createS3SnapshotStore } from '../../shared/adapters/s3-
 import { createSqsClient, createSqsWorkQueue } from '../../shared/adapters/sqs-work-queue.ts';
 import type { SentinelConfig } from '../../shared/app/config.ts';
 import { deliverAlerts } from '../../shared/app/deliver-alerts.ts';
-import type { ChannelPolicy } from '../../shared/core/alerts.ts';
+import type { ChannelPolicy } from '../../shared/core/alerts/index.ts';
 import type {
   Clock,
   Deliver,

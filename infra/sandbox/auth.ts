@@ -3,9 +3,8 @@
  * the sandbox's own aws-auth and access entries (the same semantics the monitor checks against).
  * Access entries bound to a role that was deleted or re-created after the entry match nothing.
  */
-import { parseAwsAuth } from '../../shared/core/aws-auth/index.ts';
-import type { AccessEntry } from '../../shared/core/model.ts';
-import { principalKey } from '../../shared/core/principal.ts';
+
+import { principalKey } from '../../shared/core/access/principal.ts';
 import {
   type AccessIndex,
   buildAccessIndex,
@@ -14,7 +13,9 @@ import {
   isWorkingNodeIdentity,
   type ResolvedIdentity,
   resolvePrincipal,
-} from '../../shared/core/resolve.ts';
+} from '../../shared/core/access/resolve.ts';
+import { parseAwsAuth } from '../../shared/core/aws-auth/index.ts';
+import type { AccessEntry } from '../../shared/core/model.ts';
 import { parseRoleArn } from './ids.ts';
 import type { SandboxNode } from './types.ts';
 import type { AccessEvaluator, ClusterState, World } from './world.ts';

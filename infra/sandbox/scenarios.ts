@@ -1,7 +1,7 @@
 /** Loads scenario files (ClusterSnapshot JSON) as sandbox seeds, each cluster named after its file. */
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { parseSnapshotJson } from '../../shared/core/snapshot-schema.ts';
+import { parseSnapshotJson } from '../../shared/core/snapshot/snapshot-schema.ts';
 import type { SandboxOptions } from './types.ts';
 
 export async function loadScenarios(dir: string): Promise<SandboxOptions['clusters']> {

@@ -5,7 +5,7 @@ import type { EKSClient } from '@aws-sdk/client-eks';
 import type { IAMClient } from '@aws-sdk/client-iam';
 import type { Sandbox } from '../../infra/sandbox/index.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
-import { parseSnapshotJson } from '../../shared/core/snapshot-schema.ts';
+import { parseSnapshotJson } from '../../shared/core/snapshot/snapshot-schema.ts';
 
 export interface DemoContext {
   sandbox: Sandbox;

@@ -17,7 +17,7 @@
  *
  * IAM: dynamodb:GetItem, PutItem, DeleteItem on the table ARN (no Scan, no Query needed).
  *
- * Which records are kept is the caller's decision (core/alert-threads.ts `recordsToKeep`): the
+ * Which records are kept is the caller's decision (core/alerts/threads.ts `recordsToKeep`): the
  * store writes the records it is given. Item size: DynamoDB rejects items over 400 KB; the records
  * are stored as a JSON string, gzip-compressed when the JSON exceeds `GZIP_ABOVE_BYTES` (pending
  * notices repeat their finding, which compresses well). A state that is still too large is
@@ -32,7 +32,7 @@ import {
   GetItemCommand,
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { AlertRecord } from '../core/alerts.ts';
+import type { AlertRecord } from '../core/alerts/index.ts';
 import type { ClusterId } from '../core/model.ts';
 import { ConcurrentUpdateError, MonitorIoError } from '../errors.ts';
 import type { AlertStore } from '../ports.ts';

@@ -33,7 +33,6 @@ import {
   type Nodegroup as SdkNodegroup,
   type PodIdentityAssociation as SdkPodIdentityAssociation,
 } from '@aws-sdk/client-eks';
-import { POD_IDENTITY_AGENT_ADDON } from '../core/change.ts';
 import { mapLimit } from '../core/concurrency.ts';
 import {
   ACCESS_ENTRY_TYPES,
@@ -46,6 +45,7 @@ import {
   type Nodegroup,
   type PodIdentityAssociation,
 } from '../core/model.ts';
+import { POD_IDENTITY_AGENT_ADDON } from '../core/predict/index.ts';
 import { AwsApiError } from '../errors.ts';
 import type { ClusterDescription, EksReader, Lookup } from '../ports.ts';
 import {

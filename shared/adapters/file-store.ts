@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { copyFile, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { type ClusterId, type ClusterSnapshot, isRegionCode } from '../core/model.ts';
-import { validateSnapshot } from '../core/snapshot-schema.ts';
+import { validateSnapshot } from '../core/snapshot/index.ts';
 import type { SnapshotStore } from '../ports.ts';
 
 export const DEFAULT_STORE_DIR = '.sentinel/snapshots';

@@ -5,8 +5,8 @@
  */
 
 import type { V1ConfigMap, V1ManagedFieldsEntry } from '@kubernetes/client-node';
+import { type ConnectFailure, unreachableMessage } from '../core/access/index.ts';
 import { configMapOverLimit, overLimitText } from '../core/aws-auth/index.ts';
-import { type ConnectFailure, unreachableMessage } from '../core/endpoint-access.ts';
 import type { AwsAuthConfigMap, ManagedField } from '../core/model.ts';
 import { CollectionError } from '../errors.ts';
 import { dropUndefined, isoTime } from './util.ts';
@@ -109,7 +109,7 @@ function isAbortError(error: unknown): boolean {
 /**
  * A failure to reach the API server at all (timeout, refused, DNS, no route, reset) → the
  * message part `could not reach the API server: …` that monitor/source-unavailable reads back
- * (shared/core/endpoint-access.ts) and the error code; undefined for anything else.
+ * (shared/core/access/endpoint-access.ts) and the error code; undefined for anything else.
  */
 export function connectFailureOf(
   error: unknown,

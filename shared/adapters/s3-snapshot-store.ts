@@ -10,7 +10,7 @@
  */
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { ClusterId, ClusterSnapshot } from '../core/model.ts';
-import { formatSnapshotErrors, parseSnapshotJson } from '../core/snapshot-schema.ts';
+import { formatSnapshotErrors, parseSnapshotJson } from '../core/snapshot/index.ts';
 import { MonitorIoError } from '../errors.ts';
 import type { SnapshotStore } from '../ports.ts';
 import { type AwsClient, budgetOptions, createAwsClient, type EndpointClientOptions } from './aws-clients.ts';

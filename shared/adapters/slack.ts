@@ -23,15 +23,14 @@
  * and errors are redacted of them before they are reported).
  */
 
-import type { SlackThreadRef } from '../core/alert-threads.ts';
-import { threadKey } from '../core/alert-threads.ts';
-import type { PendingNotice } from '../core/alerts.ts';
+import type { PendingNotice, SlackThreadRef } from '../core/alerts/index.ts';
+import { threadKey } from '../core/alerts/index.ts';
 import {
   renderSlackMessages,
   renderSlackSingleMessage,
   type SlackPayload,
   type SlackRenderOptions,
-} from '../core/render/slack.ts';
+} from '../core/render/index.ts';
 import { redactSecrets, webhookSecretForms } from '../errors.ts';
 import type { DeliveryResult, NoticeSender, SendContext } from '../ports.ts';
 

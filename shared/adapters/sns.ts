@@ -8,14 +8,14 @@
  */
 
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
-import type { PendingNotice } from '../core/alerts.ts';
+import type { PendingNotice } from '../core/alerts/index.ts';
 import { mapLimit } from '../core/concurrency.ts';
 import {
   renderSnsMessage,
   renderSnsMessages,
   type SnsMessage,
   type SnsRenderOptions,
-} from '../core/render/sns.ts';
+} from '../core/render/index.ts';
 import type { DeliveryResult, NoticeSender } from '../ports.ts';
 import { type AwsClient, budgetOptions, createAwsClient, type EndpointClientOptions } from './aws-clients.ts';
 import { toMonitorIoError } from './errors.ts';

@@ -6,11 +6,18 @@
  * and nothing is alerted.
  */
 
-import { type Change, deletionChanges, describeChange } from '../core/change.ts';
 import { mapLimit } from '../core/concurrency.ts';
-import { assessSnapshot, type EvaluateOptions, type SimulationEffect, whatIf } from '../core/engine.ts';
-import { dedupeFixCommands } from '../core/fix-dedupe.ts';
+import { dedupeFixCommands } from '../core/fixes/index.ts';
 import type { ClusterId, ClusterSnapshot, Finding } from '../core/model.ts';
+import {
+  assessSnapshot,
+  type Change,
+  deletionChanges,
+  describeChange,
+  type EvaluateOptions,
+  type SimulationEffect,
+  whatIf,
+} from '../core/predict/index.ts';
 import { renderMarkdown } from '../core/render/index.ts';
 import { safeErrorMessage } from '../errors.ts';
 import type { CaptureDeps, CaptureTarget, SnapshotStore } from '../ports.ts';

@@ -8,7 +8,7 @@
  * the store cannot exist) or `error` (a safe message) — never empty on error (docs/design.md#could-not-read-is-not-empty).
  *
  * Sources are read and converted by `read-sources.ts`. Compute merges EC2 instances and Kubernetes
- * nodes (providerID ↔ instance ID; the pure merge is `core/compute.ts`):
+ * nodes (providerID ↔ instance ID; the pure merge is `core/access/compute.ts`):
  *   - both readable: every instance and every node, Ready from the node;
  *   - Kubernetes unreadable, EC2 readable: `ok` with the EC2 instances, Ready unknown (omitted);
  *     Fargate and hybrid nodes (which exist only in Kubernetes) are then missing — their
@@ -27,7 +27,7 @@
  * GetRole pass, so each role is read once per capture.
  */
 
-import { mergeCompute, parseClusterArn, roleArnFromName, rolePrincipals } from '../core/compute.ts';
+import { mergeCompute, parseClusterArn, roleArnFromName, rolePrincipals } from '../core/access/index.ts';
 import { mapLimit } from '../core/concurrency.ts';
 import type {
   AutoModeNodeClass,

@@ -10,9 +10,8 @@
  * Every source ends `ok`, `absent` or `error` like the others; a 403 names the IAM action
  * (or the Kubernetes verb and resource), and `monitor/source-unavailable` repeats it.
  */
-import { roleAccount } from '../core/compute.ts';
+import { principalKey, roleAccount, trustsEksCapabilities } from '../core/access/index.ts';
 import { mapLimit } from '../core/concurrency.ts';
-import { trustsEksCapabilities } from '../core/eks-owned.ts';
 import type {
   Addon,
   ClusterSnapshot,
@@ -24,9 +23,7 @@ import type {
   ServiceAccount,
   Source,
 } from '../core/model.ts';
-import { principalKey } from '../core/principal.ts';
-import { ASSUME_ROLE_FOR_POD_IDENTITY } from '../core/simulate-workload-identity.ts';
-import { findOidcProvider } from '../core/workload-identity.ts';
+import { ASSUME_ROLE_FOR_POD_IDENTITY, findOidcProvider } from '../core/workload-identity/index.ts';
 import { safeErrorMessage } from '../errors.ts';
 import type { CaptureDeps, EksReader, IamReader, KubeClusterRef } from '../ports.ts';
 import { type Settled, settle, sourceOfValue } from './read-sources.ts';
@@ -108,7 +105,7 @@ export function withWorkloadRoles(principals: readonly string[], workloadRoles: 
 /**
  * GetRole answers carry the trust policy; the snapshot keeps it for the roles of workload identity
  * and for EKS Capability roles (trusting `capabilities.eks.amazonaws.com`), whose access entries
- * EKS owns (core/eks-owned.ts): the trust is how they are recognised.
+ * EKS owns (core/access/eks-owned.ts): the trust is how they are recognised.
  */
 export function keepTrustOfWorkloadRoles(
   roles: Source<IamRole[]>,

@@ -1,5 +1,5 @@
 /**
- * deliverAlerts: the alert lifecycle (shared/core/alerts.ts) wired to its state and its channels.
+ * deliverAlerts: the alert lifecycle (shared/core/alerts/lifecycle.ts) wired to its state and its channels.
  *
  *   load → planAlerts → save the plan, notices pending → send per channel, in parallel (one
  *   failing channel never stops another) → settleDeliveries → save again, notices marked sent.
@@ -14,19 +14,12 @@
  * Channels without a sender are left out of the plan: a notice is only ever queued for a channel
  * that can deliver it.
  *
- * Slack threads (bot-token mode, shared/core/alert-threads.ts): each sender is told which thread a
+ * Slack threads (bot-token mode, shared/core/alerts/threads.ts): each sender is told which thread a
  * notice continues and what a thread's first message shows after this run; the thread a sender
  * reports for a delivered notice is stored on its record, and a resolved record stays stored while
  * its thread still has an open alert.
  */
 
-import {
-  recordsToKeep,
-  type SlackThreadRef,
-  type ThreadedRecord,
-  threadBoard,
-  threadOfRecord,
-} from '../core/alert-threads.ts';
 import {
   type AlertRecord,
   CHANNELS,
@@ -36,8 +29,13 @@ import {
   type LifecycleResult,
   type PendingNotice,
   planAlerts,
+  recordsToKeep,
+  type SlackThreadRef,
   settleDeliveries,
-} from '../core/alerts.ts';
+  type ThreadedRecord,
+  threadBoard,
+  threadOfRecord,
+} from '../core/alerts/index.ts';
 import type { ClusterId, Finding } from '../core/model.ts';
 import { ConcurrentUpdateError } from '../errors.ts';
 import type {

@@ -2,7 +2,7 @@
  * The application's error classes, in one file so that the use cases that throw or catch them
  * need not import each other. Each extends SentinelError (shared/errors.ts) with its own `code`.
  */
-import type { Channel } from '../core/alerts.ts';
+import type { Channel } from '../core/alerts/index.ts';
 import type { ClusterId } from '../core/model.ts';
 import { SentinelError } from '../errors.ts';
 import type { DeliverySummary } from '../ports.ts';

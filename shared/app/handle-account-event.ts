@@ -8,10 +8,10 @@
  * whether it uses the role). Only stored snapshots are read: IAM applies at once, and the
  * follow-up's full capture confirms what changed.
  */
-import type { EksEventParse } from '../core/cloudtrail.ts';
-import { whatIf } from '../core/engine.ts';
+import type { EksEventParse } from '../core/events/index.ts';
 import { type ClusterId, type Trigger, withActor } from '../core/model.ts';
-import { SOURCE_UNAVAILABLE } from '../core/rules/monitor-source-unavailable.ts';
+import { whatIf } from '../core/predict/index.ts';
+import { SOURCE_UNAVAILABLE } from '../core/rules/index.ts';
 import { safeErrorMessage } from '../errors.ts';
 import type {
   CaptureDeps,

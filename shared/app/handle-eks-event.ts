@@ -32,8 +32,7 @@
  * A record from another account than the monitor's own, or from a Region it is not configured
  * for, is ignored with its reason: it would be simulated against a snapshot of another cluster.
  */
-import { parseEksEvent } from '../core/cloudtrail.ts';
-import { dedupeFindings, predictEvent } from '../core/engine.ts';
+import { parseEksEvent } from '../core/events/index.ts';
 import {
   type ClusterId,
   type ClusterSnapshot,
@@ -41,7 +40,8 @@ import {
   type Trigger,
   withActor,
 } from '../core/model.ts';
-import { SOURCE_UNAVAILABLE } from '../core/rules/monitor-source-unavailable.ts';
+import { dedupeFindings, predictEvent } from '../core/predict/index.ts';
+import { SOURCE_UNAVAILABLE } from '../core/rules/index.ts';
 import { CollectionError, safeErrorMessage } from '../errors.ts';
 import type {
   CaptureDeps,

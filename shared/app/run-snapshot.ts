@@ -38,8 +38,6 @@
  * partial result that says why. The caller leaves the time the rest of the run needs after it.
  */
 
-import { hasSettled } from '../core/change.ts';
-import { assessSince } from '../core/engine.ts';
 import {
   type ClusterId,
   type ClusterSnapshot,
@@ -47,11 +45,12 @@ import {
   type Finding,
   type Trigger,
 } from '../core/model.ts';
+import { assessSince, hasSettled } from '../core/predict/index.ts';
 import {
   blindsTheMonitor,
   clusterUnreadableFinding,
   storedSnapshotUnreadableFinding,
-} from '../core/rules/monitor-source-unavailable.ts';
+} from '../core/rules/index.ts';
 import { safeErrorMessage } from '../errors.ts';
 import type {
   CaptureDeps,

@@ -10,7 +10,7 @@ import {
   RENDER_FORMATS,
   type RenderFormat,
   type ReportFormat,
-} from '../core/render/formats.ts';
+} from '../core/render/index.ts';
 import { CliError } from './errors.ts';
 import {
   COMMAND_FORMATS,

@@ -2,13 +2,13 @@
  * The commands other than `--help` and `--version`, imported by run-cli.ts only when one runs: a
  * help or version line loads none of the engine, the renderers, the zod schemas or `yaml`.
  */
-import { describeChange } from '../core/change.ts';
-import { compareClusters } from '../core/compare.ts';
-import { assessSnapshot, diffSnapshots, whatIf } from '../core/engine.ts';
-import { dedupeFixCommands } from '../core/fix-dedupe.ts';
+
+import { dedupeFixCommands } from '../core/fixes/index.ts';
 import { withActor } from '../core/model.ts';
+import { compareClusters } from '../core/parity/index.ts';
+import { assessSnapshot, describeChange, diffSnapshots, whatIf } from '../core/predict/index.ts';
 import { renderFindings, renderFixSection } from '../core/render/index.ts';
-import { RULES } from '../core/rules/registry.ts';
+import { RULES } from '../core/rules/index.ts';
 import type { ParsedArgs } from './args.ts';
 import { runDemo } from './demo.ts';
 import { CliError } from './errors.ts';

@@ -6,8 +6,8 @@
  */
 import { join } from 'node:path';
 import { assessWithWhatIfs } from '../app/build-report.ts';
-import { type Change, deletionChanges } from '../core/change.ts';
 import type { ClusterSnapshot, Finding } from '../core/model.ts';
+import { type Change, deletionChanges } from '../core/predict/index.ts';
 import type { ParsedArgs } from './args.ts';
 import { allFindings, clusterJson, renderClusterBlock } from './cluster-report.ts';
 import { CliError, formatErrorLine, isCliError } from './errors.ts';

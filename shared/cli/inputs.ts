@@ -1,8 +1,7 @@
 /** Reading and decoding the CLI's input files: size limit, JSON with line:column, snapshot validation. */
 
-import { findJsonSyntaxFault } from '../core/json-fault.ts';
 import type { ClusterSnapshot } from '../core/model.ts';
-import { acceptSnapshot } from '../core/snapshot-accept.ts';
+import { acceptSnapshot, findJsonSyntaxFault } from '../core/snapshot/index.ts';
 import { CliError } from './errors.ts';
 import type { CliIo } from './io.ts';
 import { inputName, readInput } from './read-input.ts';
@@ -46,7 +45,7 @@ export async function loadSnapshot(io: CliIo, path: string): Promise<ClusterSnap
   // A valid snapshot passes the precompiled checks; zod and the schema are loaded for the rest.
   const accepted = acceptSnapshot(value);
   if (accepted !== undefined) return accepted;
-  const { validateSnapshot } = await import('../core/snapshot-schema.ts');
+  const { validateSnapshot } = await import('../core/snapshot/snapshot-schema.ts');
   const result = validateSnapshot(value);
   if (result.ok) return result.snapshot;
   const [first] = result.errors;

@@ -8,9 +8,9 @@
 import { assessWithWhatIfs } from '../app/build-report.ts';
 import { type CaptureOutcome, captureSnapshot, captureSnapshots } from '../app/capture-snapshot.ts';
 import { listClusters } from '../app/list-clusters.ts';
-import { deletionChanges } from '../core/change.ts';
-import { podIdentityPlanOf } from '../core/compare.ts';
 import type { ClusterSnapshot } from '../core/model.ts';
+import { podIdentityPlanOf } from '../core/parity/index.ts';
+import { deletionChanges } from '../core/predict/index.ts';
 import { countBySeverity, renderFixSection } from '../core/render/index.ts';
 import { safeErrorMessage } from '../errors.ts';
 import type { CaptureTarget } from '../ports.ts';

@@ -1,8 +1,13 @@
-/** `migrate`: the plan from aws-auth to access entries (shared/core/migrate.ts), in the format asked for. */
-import { planMigration } from '../core/migrate.ts';
-import { migrationAwsCli, migrationJson, migrationTerraform, migrationText } from '../core/migrate-render.ts';
+/** `migrate`: the plan from aws-auth to access entries (shared/core/migrate/migration-plan.ts), in the format asked for. */
+import {
+  migrationAwsCli,
+  migrationJson,
+  migrationTerraform,
+  migrationText,
+  planMigration,
+} from '../core/migrate/index.ts';
 import type { ClusterSnapshot } from '../core/model.ts';
-import type { MigrateFormat } from '../core/render/formats.ts';
+import type { MigrateFormat } from '../core/render/index.ts';
 import { CliError } from './errors.ts';
 import type { CliIo } from './io.ts';
 import { EXIT } from './output.ts';

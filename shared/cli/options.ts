@@ -4,7 +4,7 @@
  * with it and `help.ts` renders the help from it, so the two cannot drift.
  */
 import { AUTHENTICATION_MODES, SEVERITIES, type Severity } from '../core/model.ts';
-import { MIGRATE_FORMATS, RENDER_FORMATS, REPORT_FORMATS } from '../core/render/formats.ts';
+import { MIGRATE_FORMATS, RENDER_FORMATS, REPORT_FORMATS } from '../core/render/index.ts';
 
 /** The `--format` values a command takes where they differ from the findings' formats. */
 export const COMMAND_FORMATS: Partial<Record<CommandName, readonly string[]>> = {

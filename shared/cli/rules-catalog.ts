@@ -1,7 +1,6 @@
 /** The `rules` command's output: the rule catalog as text, a Markdown table (the README's) or JSON. */
 import type { Severity } from '../core/model.ts';
-import { escapeMarkdown, type RenderFormat } from '../core/render/index.ts';
-import { wrap } from '../core/render/layout.ts';
+import { escapeMarkdown, type RenderFormat, wrap } from '../core/render/index.ts';
 
 export interface CatalogRule {
   id: string;

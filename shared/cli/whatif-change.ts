@@ -3,10 +3,11 @@
  * Fargate profile or access entry that is not there is a usage error, not an empty simulation. A
  * role is different: it lives in IAM, not in the cluster, so one nothing uses is a real answer.
  */
-import { type Change, roleRefOfArn } from '../core/change.ts';
-import { parseEksEvent } from '../core/cloudtrail.ts';
+
+import { principalKey } from '../core/access/index.ts';
+import { parseEksEvent } from '../core/events/index.ts';
 import type { Actor, ClusterSnapshot, Source } from '../core/model.ts';
-import { principalKey } from '../core/principal.ts';
+import { type Change, roleRefOfArn } from '../core/predict/index.ts';
 import type { WhatIfRequest } from './args.ts';
 import { CliError } from './errors.ts';
 import { inputName, loadJsonFile } from './inputs.ts';

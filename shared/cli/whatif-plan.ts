@@ -6,11 +6,16 @@
  * depends on says so and exits 0.
  */
 import type { ClusterRef, ClusterSnapshot, Finding } from '../core/model.ts';
-import { proposalIssues, readAwsAuthProposal } from '../core/preapply/aws-auth-proposal.ts';
-import { simulateSteps } from '../core/preapply/simulate-steps.ts';
+import {
+  planClusterNames,
+  proposalIssues,
+  readAwsAuthProposal,
+  simulateSteps,
+  validatePlan,
+  whatIfTerraformPlan,
+} from '../core/plan/index.ts';
+import type { SimulationEffect } from '../core/predict/index.ts';
 import { renderFindings, toJsonReport } from '../core/render/index.ts';
-import type { SimulationEffect } from '../core/simulate.ts';
-import { planClusterNames, validatePlan, whatIfTerraformPlan } from '../core/terraform-plan/index.ts';
 import type { ParsedArgs } from './args.ts';
 import { CliError } from './errors.ts';
 import { inputName, loadSnapshot, parseJsonText, readInput } from './inputs.ts';

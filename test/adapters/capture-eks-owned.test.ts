@@ -1,15 +1,15 @@
 /**
  * A capture through the real SDK clients against the sandbox records what recognises EKS-owned
- * entries (core/eks-owned.ts): DescribeCluster's `roleArn` and `computeConfig`, and the trust
+ * entries (core/access/eks-owned.ts): DescribeCluster's `roleArn` and `computeConfig`, and the trust
  * policy of an EKS Capability role — and the captured snapshot then reads as the scenario does.
  */
 import { AssociateAccessPolicyCommand, CreateAccessEntryCommand, EKSClient } from '@aws-sdk/client-eks';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../infra/sandbox/index.ts';
 import { captureSnapshot } from '../../shared/app/capture-snapshot.ts';
-import { assessSnapshot } from '../../shared/core/engine.ts';
 import { atLeast } from '../../shared/core/model.ts';
-import { validateSnapshot } from '../../shared/core/snapshot-schema.ts';
+import { assessSnapshot } from '../../shared/core/predict/engine.ts';
+import { validateSnapshot } from '../../shared/core/snapshot/snapshot-schema.ts';
 import { loadScenario, sandboxDeps } from '../support/sandbox-helpers.ts';
 
 const ROLE = (name: string) => `arn:aws:iam::111122223333:role/${name}`;

@@ -4,7 +4,7 @@ import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { captureSnapshot, captureSnapshots } from '../../shared/app/capture-snapshot.ts';
 import { listClusters } from '../../shared/app/list-clusters.ts';
 import type { ClusterSnapshot, ComputeNode } from '../../shared/core/model.ts';
-import { validateSnapshot } from '../../shared/core/snapshot-schema.ts';
+import { validateSnapshot } from '../../shared/core/snapshot/snapshot-schema.ts';
 import { CollectionError } from '../../shared/errors.ts';
 import type { CaptureDeps } from '../../shared/ports.ts';
 import { callsOf, loadScenario, sandboxDeps } from '../support/sandbox-helpers.ts';

@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { captureSnapshot } from '../../shared/app/capture-snapshot.ts';
-import { assessSnapshot } from '../../shared/core/engine.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
-import { validateSnapshot } from '../../shared/core/snapshot-schema.ts';
+import { assessSnapshot } from '../../shared/core/predict/engine.ts';
+import { validateSnapshot } from '../../shared/core/snapshot/snapshot-schema.ts';
 import type { CaptureDeps } from '../../shared/ports.ts';
 import { callsOf, loadScenario, sandboxDeps } from '../support/sandbox-helpers.ts';
 

@@ -7,7 +7,7 @@ import {
   GZIP_ABOVE_BYTES,
 } from '../../shared/adapters/dynamodb-alert-store.ts';
 import { createDynamoDbIdempotencyStore } from '../../shared/adapters/dynamodb-idempotency.ts';
-import { type AlertRecord, planAlerts } from '../../shared/core/alerts.ts';
+import { type AlertRecord, planAlerts } from '../../shared/core/alerts/lifecycle.ts';
 import type { ClusterId } from '../../shared/core/model.ts';
 import { ConcurrentUpdateError, MonitorIoError } from '../../shared/errors.ts';
 import { createStateTable, startDynalite } from '../support/dynamodb-helpers.ts';

@@ -10,8 +10,8 @@ import { type Sandbox, type SlackApiCall, startSandbox } from '../../infra/sandb
 import { createDynamoDbAlertStore } from '../../shared/adapters/dynamodb-alert-store.ts';
 import { createSlackBotSender } from '../../shared/adapters/slack.ts';
 import { deliverAlerts } from '../../shared/app/deliver-alerts.ts';
-import type { ThreadedRecord } from '../../shared/core/alert-threads.ts';
-import type { PendingNotice } from '../../shared/core/alerts.ts';
+import type { PendingNotice } from '../../shared/core/alerts/lifecycle.ts';
+import type { ThreadedRecord } from '../../shared/core/alerts/threads.ts';
 import type { ClusterId } from '../../shared/core/model.ts';
 import { createStateTable, startDynalite } from '../support/dynamodb-helpers.ts';
 import { createFinding, TEST_CLUSTER } from '../support/findings.ts';

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSlackNoticeSender, webhookUrlProblem } from '../../shared/adapters/slack.ts';
-import type { PendingNotice } from '../../shared/core/alerts.ts';
+import type { PendingNotice } from '../../shared/core/alerts/lifecycle.ts';
 import { createFinding } from '../support/findings.ts';
 
 let server: Server;

@@ -5,7 +5,7 @@ import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { createSlackNoticeSender } from '../../shared/adapters/slack.ts';
 import { createSnsClient, createSnsNoticeSender } from '../../shared/adapters/sns.ts';
 import { deliverAlerts } from '../../shared/app/deliver-alerts.ts';
-import type { PendingNotice } from '../../shared/core/alerts.ts';
+import type { PendingNotice } from '../../shared/core/alerts/lifecycle.ts';
 import type { SlackPayload } from '../../shared/core/render/slack.ts';
 import { SNS_MESSAGE_SCHEMA } from '../../shared/core/render/sns.ts';
 import { createFinding, TEST_CLUSTER } from '../support/findings.ts';

@@ -2,7 +2,7 @@
  * Issue 8 case 5, at real size: 6,000 malformed entries in an 888 KB mapRoles. The alert state
  * was over DynamoDB's item limit, the save failed after the notices went out, and every run
  * sent 6,000 SNS and 6,000 Slack notices again without storing the snapshot. Now one digest per
- * rule stands for them (shared/core/alerts.ts, GROUP_ABOVE), and the state is saved (dynalite)
+ * rule stands for them (shared/core/alerts/lifecycle.ts, GROUP_ABOVE), and the state is saved (dynalite)
  * before anything is sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import {
 } from '../../shared/adapters/dynamodb-alert-store.ts';
 import { deliverAlerts } from '../../shared/app/deliver-alerts.ts';
 import { runSnapshot } from '../../shared/app/run-snapshot.ts';
-import { GROUP_LISTS } from '../../shared/core/alerts.ts';
+import { GROUP_LISTS } from '../../shared/core/alerts/lifecycle.ts';
 import { createHarness, KEY, MONITOR } from '../support/app-harness.ts';
 import { createStateTable, startDynalite, TEST_CREDENTIALS } from '../support/dynamodb-helpers.ts';
 import { loadScenario } from '../support/snapshot-builder.ts';

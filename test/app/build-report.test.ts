@@ -6,7 +6,7 @@ import {
   renderReportMarkdown,
 } from '../../shared/app/build-report.ts';
 import { ReportRequestError } from '../../shared/app/errors.ts';
-import { deletionChanges } from '../../shared/core/change.ts';
+import { deletionChanges } from '../../shared/core/predict/change.ts';
 import { MONITOR } from '../support/app-harness.ts';
 import { createFakeCluster } from '../support/fake-cluster.ts';
 import { createFakeSnapshotStore } from '../support/monitor.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { deliverAlerts } from '../../shared/app/deliver-alerts.ts';
-import type { SlackThreadRef, ThreadedRecord } from '../../shared/core/alert-threads.ts';
-import type { PendingNotice } from '../../shared/core/alerts.ts';
+import type { PendingNotice } from '../../shared/core/alerts/lifecycle.ts';
+import type { SlackThreadRef, ThreadedRecord } from '../../shared/core/alerts/threads.ts';
 import type { ClusterId } from '../../shared/core/model.ts';
 import type { DeliveryResult, NoticeSender, SendContext } from '../../shared/ports.ts';
 import { createFinding, TEST_CLUSTER } from '../support/findings.ts';

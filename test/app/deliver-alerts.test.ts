@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { deliverAlerts } from '../../shared/app/deliver-alerts.ts';
 import { DeliveryError } from '../../shared/app/errors.ts';
-import type { ChannelPolicy } from '../../shared/core/alerts.ts';
+import type { ChannelPolicy } from '../../shared/core/alerts/lifecycle.ts';
 import type { ClusterId, Finding } from '../../shared/core/model.ts';
 import { createFinding, TEST_CLUSTER } from '../support/findings.ts';
 import { createFakeAlertStore, createFakeClock, createFakeSender } from '../support/monitor.ts';

@@ -11,7 +11,7 @@ import { loadScenarios } from '../../infra/sandbox/scenarios.ts';
 import { createFileSnapshotStore, writeFileAtomic } from '../../shared/adapters/file-store.ts';
 import type { LiveIo } from '../../shared/cli/io.ts';
 import { runCli } from '../../shared/cli/run-cli.ts';
-import { validateSnapshot } from '../../shared/core/snapshot-schema.ts';
+import { validateSnapshot } from '../../shared/core/snapshot/snapshot-schema.ts';
 import { createFakeIo, REPO_ROOT } from '../support/fake-io.ts';
 import { sandboxDeps } from '../support/sandbox-helpers.ts';
 

@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../shared/cli/run-cli.ts';
-import { planMigration } from '../../shared/core/migrate.ts';
-import { applyMigrationPlan } from '../../shared/core/migrate-apply.ts';
-import { migrationAwsCli } from '../../shared/core/migrate-render.ts';
+import { applyMigrationPlan } from '../../shared/core/migrate/apply.ts';
+import { planMigration } from '../../shared/core/migrate/migration-plan.ts';
+import { migrationAwsCli } from '../../shared/core/migrate/render-migration.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
 import { createFakeIo, REPO_ROOT } from '../support/fake-io.ts';
 

@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Notice } from '../../shared/core/alerts.ts';
-import { assessSnapshot } from '../../shared/core/engine.ts';
+import type { Notice } from '../../shared/core/alerts/lifecycle.ts';
 import type { ClusterSnapshot, Finding } from '../../shared/core/model.ts';
+import { assessSnapshot } from '../../shared/core/predict/engine.ts';
 import { renderMarkdown } from '../../shared/core/render/markdown.ts';
 import { renderSlackMessages } from '../../shared/core/render/slack.ts';
 import { renderSnsMessage } from '../../shared/core/render/sns.ts';
 import { renderText } from '../../shared/core/render/text.ts';
-import { validateSnapshot } from '../../shared/core/snapshot-schema.ts';
+import { validateSnapshot } from '../../shared/core/snapshot/snapshot-schema.ts';
 import { createFinding } from '../support/findings.ts';
 
 const ROOT = join(import.meta.dirname, '../..');

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Notice } from '../../shared/core/alerts.ts';
+import type { Notice } from '../../shared/core/alerts/lifecycle.ts';
 import { type Finding, SEVERITIES } from '../../shared/core/model.ts';
 import { fixCode, sanitize } from '../../shared/core/render/layout.ts';
 import { renderSlackMessages, SLACK_LIMITS, type SlackBlock } from '../../shared/core/render/slack.ts';

@@ -5,9 +5,9 @@ import {
   originOf,
   planAlerts,
   settleDeliveries,
-} from '../../shared/core/alerts.ts';
-import { assessSnapshot, diffSnapshots, whatIf } from '../../shared/core/engine.ts';
+} from '../../shared/core/alerts/lifecycle.ts';
 import type { Finding } from '../../shared/core/model.ts';
+import { assessSnapshot, diffSnapshots, whatIf } from '../../shared/core/predict/engine.ts';
 import {
   adminMapping,
   buildSnapshot,

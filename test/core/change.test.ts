@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deletionChanges, hasSettled } from '../../shared/core/change.ts';
+import { deletionChanges, hasSettled } from '../../shared/core/predict/change.ts';
 import {
   buildSnapshot,
   FARGATE_ROLE,

@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseEksEvent } from '../../shared/core/cloudtrail.ts';
-import { CLUSTER_UPDATE_TYPES } from '../../shared/core/cloudtrail-cluster-config.ts';
+import { parseEksEvent } from '../../shared/core/events/cloudtrail.ts';
+import { CLUSTER_UPDATE_TYPES } from '../../shared/core/events/cloudtrail-cluster-config.ts';
 import { AUTHENTICATION_MODES } from '../../shared/core/model.ts';
 import { REPO_ROOT } from '../support/fake-io.ts';
 

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { Change } from '../../shared/core/change.ts';
-import { HANDLED_IAM_EVENTS, parseEksEvent } from '../../shared/core/cloudtrail.ts';
+import { HANDLED_IAM_EVENTS, parseEksEvent } from '../../shared/core/events/cloudtrail.ts';
+import type { Change } from '../../shared/core/predict/change.ts';
 
 const dir = new URL('../fixtures/cloudtrail/iam/', import.meta.url);
 const fixtureNames = readdirSync(dir)

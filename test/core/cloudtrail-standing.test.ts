@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseEksEvent } from '../../shared/core/cloudtrail.ts';
+import { parseEksEvent } from '../../shared/core/events/cloudtrail.ts';
 
 /**
  * Whether a record is trusted to be a call that succeeded rests on four fields, read as

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Change } from '../../shared/core/change.ts';
-import { HANDLED_EKS_EVENTS, parseEksEvent, toIsoTimestamp } from '../../shared/core/cloudtrail.ts';
+import { HANDLED_EKS_EVENTS, parseEksEvent, toIsoTimestamp } from '../../shared/core/events/cloudtrail.ts';
+import type { Change } from '../../shared/core/predict/change.ts';
 
 const dir = new URL('../fixtures/cloudtrail/', import.meta.url);
 const fixtureNames = readdirSync(dir)

@@ -5,7 +5,7 @@ import {
   mergeCompute,
   parseClusterArn,
   roleArnFromName,
-} from '../../shared/core/compute.ts';
+} from '../../shared/core/access/compute.ts';
 
 const ACCT = '111122223333';
 const profile = (name: string) => `arn:aws:iam::${ACCT}:instance-profile/${name}`;

@@ -12,10 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { createEksClient, createEksReader } from '../../shared/adapters/eks.ts';
 import { captureSnapshot } from '../../shared/app/capture-snapshot.ts';
-import { parseEksEvent } from '../../shared/core/cloudtrail.ts';
-import { assessSnapshot, whatIf } from '../../shared/core/engine.ts';
+import { parseEksEvent } from '../../shared/core/events/cloudtrail.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
-import { validateSnapshot } from '../../shared/core/snapshot-schema.ts';
+import { assessSnapshot, whatIf } from '../../shared/core/predict/engine.ts';
+import { validateSnapshot } from '../../shared/core/snapshot/snapshot-schema.ts';
 import { REPO_ROOT } from '../support/fake-io.ts';
 import { clientOptions, sandboxDeps } from '../support/sandbox-helpers.ts';
 

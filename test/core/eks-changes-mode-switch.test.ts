@@ -16,10 +16,10 @@ import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../infra/sandbox/index.ts';
 import { createEksClient } from '../../shared/adapters/eks.ts';
 import { runCli } from '../../shared/cli/run-cli.ts';
-import { parseEksEvent } from '../../shared/core/cloudtrail.ts';
-import { whatIf } from '../../shared/core/engine.ts';
-import { MODE_SWITCH_BACK_FILL } from '../../shared/core/mode-switch-back-fill.ts';
+import { parseEksEvent } from '../../shared/core/events/cloudtrail.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
+import { whatIf } from '../../shared/core/predict/engine.ts';
+import { MODE_SWITCH_BACK_FILL } from '../../shared/core/predict/mode-switch-back-fill.ts';
 import { createFakeIo, REPO_ROOT } from '../support/fake-io.ts';
 import { clientOptions } from '../support/sandbox-helpers.ts';
 

@@ -1,13 +1,13 @@
 /**
  * A cluster the monitor cannot reach: the Kubernetes readers' connect-failure classification
  * (shared/adapters/kubernetes-shapes.ts) read back by monitor/source-unavailable together with
- * the endpoint access of DescribeCluster (shared/core/endpoint-access.ts).
+ * the endpoint access of DescribeCluster (shared/core/access/endpoint-access.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { connectFailureOf } from '../../shared/adapters/kubernetes-shapes.ts';
-import { connectFailureIn } from '../../shared/core/endpoint-access.ts';
-import { assessSnapshot } from '../../shared/core/engine.ts';
+import { connectFailureIn } from '../../shared/core/access/endpoint-access.ts';
 import type { ClusterInfo, Finding } from '../../shared/core/model.ts';
+import { assessSnapshot } from '../../shared/core/predict/engine.ts';
 import { buildSnapshot } from '../support/snapshot-builder.ts';
 
 const nodeError = (code: string) => Object.assign(new Error(`connect ${code} 10.0.1.5:443`), { code });

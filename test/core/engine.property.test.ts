@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeAwsAuth } from '../../shared/core/aws-auth/index.ts';
-import type { Change } from '../../shared/core/change.ts';
-import { assessSnapshot, diffSnapshots, whatIf } from '../../shared/core/engine.ts';
 import type { AccessEntry, ClusterSnapshot, ComputeNode, Finding } from '../../shared/core/model.ts';
-import { SimulationError } from '../../shared/core/simulate.ts';
+import type { Change } from '../../shared/core/predict/change.ts';
+import { assessSnapshot, diffSnapshots, whatIf } from '../../shared/core/predict/engine.ts';
+import { SimulationError } from '../../shared/core/predict/simulate.ts';
 import { buildSnapshot } from '../support/snapshot-builder.ts';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 10_000);

@@ -7,7 +7,7 @@ import {
   ScheduleError,
 } from '../../shared/app/errors.ts';
 import { CliError } from '../../shared/cli/errors.ts';
-import { SimulationError } from '../../shared/core/simulate.ts';
+import { SimulationError } from '../../shared/core/predict/simulate.ts';
 import {
   AwsApiError,
   CollectionError,

@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { assessSnapshot } from '../../shared/core/engine.ts';
-import { dedupeFixCommands } from '../../shared/core/fix-dedupe.ts';
+import { dedupeFixCommands } from '../../shared/core/fixes/dedupe.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
+import { assessSnapshot } from '../../shared/core/predict/engine.ts';
 import { runWithStubs } from '../hostile/shell-stub.ts';
 import { REPO_ROOT } from '../support/fake-io.ts';
 

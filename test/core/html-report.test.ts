@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { assessWithWhatIfs } from '../../shared/app/build-report.ts';
-import { deletionChanges } from '../../shared/core/change.ts';
 import type { ClusterSnapshot, ComputeNode } from '../../shared/core/model.ts';
+import { whatIfTerraformPlan } from '../../shared/core/plan/index.ts';
+import { deletionChanges } from '../../shared/core/predict/change.ts';
 import { buildDependencyGraph } from '../../shared/core/render/dependency-graph.ts';
 import { renderHtmlReport } from '../../shared/core/render/html-report.ts';
-import { whatIfTerraformPlan } from '../../shared/core/terraform-plan/index.ts';
 import { INJECTIONS } from '../hostile/strings.ts';
 import { loadScenario } from '../support/snapshot-builder.ts';
 import { plan, rc } from '../support/terraform-plan.ts';

@@ -2,18 +2,18 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { awsAuthRoleArns, roleAccount } from '../../shared/core/compute.ts';
-import { assessSnapshot, whatIf } from '../../shared/core/engine.ts';
-import { type MigrationPlan, planMigration } from '../../shared/core/migrate.ts';
-import { applyMigrationPlan } from '../../shared/core/migrate-apply.ts';
+import { awsAuthRoleArns, roleAccount } from '../../shared/core/access/compute.ts';
+import { principalKey, roleArnWithoutPath } from '../../shared/core/access/principal.ts';
+import { applyMigrationPlan } from '../../shared/core/migrate/apply.ts';
+import { type MigrationPlan, planMigration } from '../../shared/core/migrate/migration-plan.ts';
 import {
   migrationAwsCli,
   migrationJson,
   migrationTerraform,
   migrationText,
-} from '../../shared/core/migrate-render.ts';
+} from '../../shared/core/migrate/render-migration.ts';
 import type { ClusterSnapshot, Finding } from '../../shared/core/model.ts';
-import { principalKey, roleArnWithoutPath } from '../../shared/core/principal.ts';
+import { assessSnapshot, whatIf } from '../../shared/core/predict/engine.ts';
 import { decodeHclDocument } from '../hostile/hcl-decoder.ts';
 import { runWithStubs } from '../hostile/shell-stub.ts';
 import { HCL_INJECTION, SHELL_INJECTION } from '../hostile/strings.ts';

@@ -1,9 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compareClusters, podIdentityPlanOf } from '../../shared/core/compare.ts';
-import { compareSnapshots } from '../../shared/core/engine.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
+import { compareClusters, podIdentityPlanOf } from '../../shared/core/parity/compare.ts';
+import { compareSnapshots } from '../../shared/core/predict/engine.ts';
 import {
   ACCOUNT,
   buildSnapshot,

@@ -7,9 +7,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { deletionChanges } from '../../shared/core/change.ts';
-import { diffSnapshots, predictEvent, whatIf } from '../../shared/core/engine.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
+import { deletionChanges } from '../../shared/core/predict/change.ts';
+import { diffSnapshots, predictEvent, whatIf } from '../../shared/core/predict/engine.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', 'scenarios');
 const scenarios = readdirSync(ROOT, { recursive: true, encoding: 'utf8' })

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { principalKey, roleArnHasPath, roleArnWithoutPath, ssoMatches } from '../../shared/core/principal.ts';
+import {
+  principalKey,
+  roleArnHasPath,
+  roleArnWithoutPath,
+  ssoMatches,
+} from '../../shared/core/access/principal.ts';
 
 describe('principalKey', () => {
   it('folds an STS assumed-role session onto its role, lower-cased', () => {

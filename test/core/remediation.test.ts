@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseAwsAuth } from '../../shared/core/aws-auth/index.ts';
-import { assessSnapshot, whatIf } from '../../shared/core/engine.ts';
 import type { Finding } from '../../shared/core/model.ts';
+import { assessSnapshot, whatIf } from '../../shared/core/predict/engine.ts';
 import { runWithStubs } from '../hostile/shell-stub.ts';
 import {
   buildSnapshot,

@@ -4,10 +4,10 @@
  * Fargate profiles otherwise — and no line names a kind of which there is none.
  */
 import { describe, expect, it } from 'vitest';
-import type { Notice } from '../../shared/core/alerts.ts';
-import { compareClusters } from '../../shared/core/compare.ts';
-import { assessSnapshot } from '../../shared/core/engine.ts';
+import type { Notice } from '../../shared/core/alerts/lifecycle.ts';
 import type { BlastRadius, Finding } from '../../shared/core/model.ts';
+import { compareClusters } from '../../shared/core/parity/compare.ts';
+import { assessSnapshot } from '../../shared/core/predict/engine.ts';
 import { buildDependencyGraph } from '../../shared/core/render/dependency-graph.ts';
 import { renderHtmlReport } from '../../shared/core/render/html-report.ts';
 import { renderMarkdown, renderText } from '../../shared/core/render/index.ts';

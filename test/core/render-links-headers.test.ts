@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Notice } from '../../shared/core/alerts.ts';
+import type { Notice } from '../../shared/core/alerts/lifecycle.ts';
 import type { Finding } from '../../shared/core/model.ts';
 import {
   alertLinks,

@@ -8,10 +8,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assessSnapshot, whatIf } from '../../shared/core/engine.ts';
-import { planMigration } from '../../shared/core/migrate.ts';
+import { principalKey } from '../../shared/core/access/principal.ts';
+import { planMigration } from '../../shared/core/migrate/migration-plan.ts';
 import type { AccessEntry, ClusterSnapshot, ComputeNode, Finding, IamRole } from '../../shared/core/model.ts';
-import { principalKey } from '../../shared/core/principal.ts';
+import { assessSnapshot, whatIf } from '../../shared/core/predict/engine.ts';
 import { ACCOUNT, buildSnapshot } from '../support/snapshot-builder.ts';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 250);

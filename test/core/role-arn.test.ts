@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { refusedEntryArn, roleArnIndex } from '../../shared/core/access/role-arn.ts';
 import type { ClusterSnapshot, IamRole } from '../../shared/core/model.ts';
 import { renderShellScript } from '../../shared/core/quote/shell.ts';
-import { refusedEntryArn, roleArnIndex } from '../../shared/core/role-arn.ts';
 import { ACCOUNT, buildSnapshot, ec2Entry, nodegroup } from '../support/snapshot-builder.ts';
 
 const role = (resource: string) => `arn:aws:iam::${ACCOUNT}:role/${resource}`;

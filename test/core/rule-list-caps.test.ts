@@ -7,9 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine } from '../../shared/cli/args.ts';
-import { MAX_FIX_PRINCIPALS } from '../../shared/core/access-entry-migration.ts';
-import { assessSnapshot, whatIf } from '../../shared/core/engine.ts';
+import { MAX_FIX_PRINCIPALS } from '../../shared/core/migrate/unmigrated.ts';
 import type { Finding } from '../../shared/core/model.ts';
+import { assessSnapshot, whatIf } from '../../shared/core/predict/engine.ts';
 import { MAX_LISTED } from '../../shared/core/rules/listing.ts';
 import { ACCOUNT, buildSnapshot, NODE_ROLE, nodeMapping } from '../support/snapshot-builder.ts';
 

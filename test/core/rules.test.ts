@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Change } from '../../shared/core/change.ts';
-import { assessSnapshot, diffSnapshots, whatIf } from '../../shared/core/engine.ts';
 import type { AccessEntry, ClusterSnapshot, Finding } from '../../shared/core/model.ts';
+import type { Change } from '../../shared/core/predict/change.ts';
+import { assessSnapshot, diffSnapshots, whatIf } from '../../shared/core/predict/engine.ts';
 import { RULES } from '../../shared/core/rules/registry.ts';
 import {
   ACCOUNT,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { assessSnapshot, diffSnapshots, whatIf } from '../../shared/core/engine.ts';
 import type { Finding } from '../../shared/core/model.ts';
+import { assessSnapshot, diffSnapshots, whatIf } from '../../shared/core/predict/engine.ts';
 import { loadScenario, NODE_ROLE } from '../support/snapshot-builder.ts';
 
 const ids = (fs: Array<{ ruleId: string }>) => fs.map((f) => f.ruleId);

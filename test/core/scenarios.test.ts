@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { principalKey, roleNameOf } from '../../shared/core/access/principal.ts';
 import { parseAwsAuth } from '../../shared/core/aws-auth/index.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
-import { principalKey, roleNameOf } from '../../shared/core/principal.ts';
-import { formatSnapshotErrors, parseSnapshotJson } from '../../shared/core/snapshot-schema.ts';
+import { formatSnapshotErrors, parseSnapshotJson } from '../../shared/core/snapshot/snapshot-schema.ts';
 
 const dir = new URL('../../scenarios/', import.meta.url);
 const files = readdirSync(dir)

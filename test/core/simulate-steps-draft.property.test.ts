@@ -1,15 +1,19 @@
 /**
  * A plan's run of node-group and Fargate steps edits mapRoles decoded and encodes it once
- * (`MapRolesDraft`, shared/core/simulate.ts). That must be invisible: the state after the steps
+ * (`MapRolesDraft`, shared/core/predict/simulate.ts). That must be invisible: the state after the steps
  * and every effect are those of applying the changes one by one, each parsing the aws-auth the
  * previous one wrote and encoding its own edit.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Change } from '../../shared/core/change.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
-import { type SimulatedStep, simulateSteps } from '../../shared/core/preapply/simulate-steps.ts';
-import { type SimulationEffect, SimulationError, simulateChange } from '../../shared/core/simulate.ts';
+import { type SimulatedStep, simulateSteps } from '../../shared/core/plan/simulate-steps.ts';
+import type { Change } from '../../shared/core/predict/change.ts';
+import {
+  type SimulationEffect,
+  SimulationError,
+  simulateChange,
+} from '../../shared/core/predict/simulate.ts';
 import {
   ACCOUNT,
   adminMapping,

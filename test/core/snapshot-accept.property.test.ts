@@ -1,5 +1,5 @@
 /**
- * The precompiled snapshot validator (shared/core/snapshot-accept.ts) against the zod schema it is
+ * The precompiled snapshot validator (shared/core/snapshot/accept.ts) against the zod schema it is
  * generated from: on any value, it returns exactly what zod's `safeParse` returns as `data` (same
  * keys, same order) when zod accepts, and undefined when zod rejects — so the CLI, which asks zod
  * (`validateSnapshot`) only when the precompiled checks say no, reads and rejects what it did before.
@@ -11,9 +11,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateSnapshotShape, SHAPE_FILE } from '../../scripts/gen-snapshot-validator.ts';
 import { loadSnapshot } from '../../shared/cli/inputs.ts';
-import { acceptSnapshot, type Shape } from '../../shared/core/snapshot-accept.ts';
-import { clusterSnapshotSchema, validateSnapshot } from '../../shared/core/snapshot-schema.ts';
-import { SNAPSHOT_SHAPE } from '../../shared/core/snapshot-shape.generated.ts';
+import { acceptSnapshot, type Shape } from '../../shared/core/snapshot/accept.ts';
+import { SNAPSHOT_SHAPE } from '../../shared/core/snapshot/shape.generated.ts';
+import { clusterSnapshotSchema, validateSnapshot } from '../../shared/core/snapshot/snapshot-schema.ts';
 import { createFakeIo } from '../support/fake-io.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');

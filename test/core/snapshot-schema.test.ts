@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findJsonSyntaxFault } from '../../shared/core/json-fault.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
+import { findJsonSyntaxFault } from '../../shared/core/snapshot/json-fault.ts';
 import {
   buildSnapshotJsonSchema,
   formatJsonPath,
@@ -12,7 +12,7 @@ import {
   SNAPSHOT_JSON_SCHEMA_ID,
   type SnapshotValidation,
   validateSnapshot,
-} from '../../shared/core/snapshot-schema.ts';
+} from '../../shared/core/snapshot/snapshot-schema.ts';
 
 const root = new URL('../../', import.meta.url);
 const readText = (path: string) => readFileSync(new URL(path, root), 'utf8');

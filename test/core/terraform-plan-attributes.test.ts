@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type AttributeType, READ_ATTRIBUTES } from '../../shared/core/terraform-plan/attributes.ts';
-import { type ResourceChange, translatePlan, validatePlan } from '../../shared/core/terraform-plan/index.ts';
+import { type AttributeType, READ_ATTRIBUTES } from '../../shared/core/plan/attributes.ts';
+import { type ResourceChange, translatePlan, validatePlan } from '../../shared/core/plan/index.ts';
 import { REPO_ROOT } from '../support/fake-io.ts';
 import { rc } from '../support/terraform-plan.ts';
 

@@ -11,16 +11,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../scripts/gen-cli-golden.ts';
 import { runCli } from '../../shared/cli/run-cli.ts';
-import type { Notice } from '../../shared/core/alerts.ts';
+import type { Notice } from '../../shared/core/alerts/lifecycle.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
+import { SENSITIVE_VALUE, validatePlan, whatIfTerraformPlan } from '../../shared/core/plan/index.ts';
 import { renderHtmlReport } from '../../shared/core/render/html-report.ts';
 import { renderSlackMessages } from '../../shared/core/render/slack.ts';
 import { renderSnsMessage } from '../../shared/core/render/sns.ts';
-import {
-  SENSITIVE_VALUE,
-  validatePlan,
-  whatIfTerraformPlan,
-} from '../../shared/core/terraform-plan/index.ts';
 import { createFakeIo } from '../support/fake-io.ts';
 
 const RUNS = Math.max(25, Math.floor(Number(process.env.PROPERTY_RUNS ?? 10_000) / 200));

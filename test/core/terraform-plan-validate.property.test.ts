@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type AttributeType, READ_ATTRIBUTES } from '../../shared/core/terraform-plan/attributes.ts';
-import { isValidPlan, planSchema } from '../../shared/core/terraform-plan/schema.ts';
+import { type AttributeType, READ_ATTRIBUTES } from '../../shared/core/plan/attributes.ts';
+import { isValidPlan, planSchema } from '../../shared/core/plan/schema.ts';
 
 /**
  * `validatePlan` checks a plan by hand (`isValidPlan`) and runs the zod schema only when that

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
-import { translatePlan, whatIfTerraformPlan } from '../../shared/core/terraform-plan/index.ts';
+import { translatePlan, whatIfTerraformPlan } from '../../shared/core/plan/index.ts';
 import { REPO_ROOT } from '../support/fake-io.ts';
 import { plan, rc } from '../support/terraform-plan.ts';
 

@@ -3,11 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
-import {
-  type TerraformPlan,
-  validatePlan,
-  whatIfTerraformPlan,
-} from '../../shared/core/terraform-plan/index.ts';
+import { type TerraformPlan, validatePlan, whatIfTerraformPlan } from '../../shared/core/plan/index.ts';
 import { REPO_ROOT } from '../support/fake-io.ts';
 
 // Each run simulates whole plans: a fiftieth of the usual count (CI: 200; PROPERTY_RUNS=200: 20).

@@ -7,7 +7,7 @@ import {
   translatePlan,
   validatePlan,
   whatIfTerraformPlan,
-} from '../../shared/core/terraform-plan/index.ts';
+} from '../../shared/core/plan/index.ts';
 import { REPO_ROOT } from '../support/fake-io.ts';
 import { plan, rc } from '../support/terraform-plan.ts';
 

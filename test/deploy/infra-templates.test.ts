@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, type Tags } from 'yaml';
-import { HANDLED_EKS_EVENTS, HANDLED_IAM_EVENTS } from '../../shared/core/cloudtrail.ts';
+import { HANDLED_EKS_EVENTS, HANDLED_IAM_EVENTS } from '../../shared/core/events/cloudtrail.ts';
 import { expectIamCallPattern } from '../support/event-patterns.ts';
 import { ROOT } from '../support/snapshot-builder.ts';
 

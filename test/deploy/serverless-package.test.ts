@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { HANDLED_EKS_EVENTS } from '../../shared/core/cloudtrail.ts';
+import { HANDLED_EKS_EVENTS } from '../../shared/core/events/cloudtrail.ts';
 import { expectIamCallPattern } from '../support/event-patterns.ts';
 import { allows, denies } from '../support/identity-policy.ts';
 import { ROOT } from '../support/snapshot-builder.ts';

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, OPTIONS } from '../../shared/cli/options.ts';
-import { HANDLED_EKS_EVENTS, HANDLED_IAM_EVENTS } from '../../shared/core/cloudtrail.ts';
+import { HANDLED_EKS_EVENTS, HANDLED_IAM_EVENTS } from '../../shared/core/events/cloudtrail.ts';
 import { RULES } from '../../shared/core/rules/registry.ts';
 import { ROOT } from '../support/snapshot-builder.ts';
 

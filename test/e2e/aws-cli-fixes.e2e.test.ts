@@ -34,7 +34,7 @@ import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { createFileSnapshotStore, writeFileAtomic } from '../../shared/adapters/file-store.ts';
 import { runCli } from '../../shared/cli/run-cli.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
-import { parseSnapshotJson } from '../../shared/core/snapshot-schema.ts';
+import { parseSnapshotJson } from '../../shared/core/snapshot/snapshot-schema.ts';
 import { createFakeIo, REPO_ROOT } from '../support/fake-io.ts';
 import { sandboxDeps } from '../support/sandbox-helpers.ts';
 

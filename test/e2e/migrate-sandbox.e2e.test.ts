@@ -21,8 +21,8 @@ import { loadScenarios } from '../../infra/sandbox/scenarios.ts';
 import { writeFileAtomic } from '../../shared/adapters/file-store.ts';
 import type { LiveIo } from '../../shared/cli/io.ts';
 import { runCli } from '../../shared/cli/run-cli.ts';
-import type { MigrationPlan } from '../../shared/core/migrate.ts';
-import { principalKey } from '../../shared/core/principal.ts';
+import { principalKey } from '../../shared/core/access/principal.ts';
+import type { MigrationPlan } from '../../shared/core/migrate/migration-plan.ts';
 import { createFakeIo, REPO_ROOT } from '../support/fake-io.ts';
 import { sandboxDeps } from '../support/sandbox-helpers.ts';
 

@@ -12,8 +12,8 @@ import { pathToFileURL } from 'node:url';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../shared/cli/run-cli.ts';
-import { analyzeSnapshot } from '../../shared/core/analysis.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
+import { analyzeSnapshot } from '../../shared/core/predict/analysis.ts';
 import { ROOT } from '../support/snapshot-builder.ts';
 
 const CHROMIUM = '/usr/bin/chromium';

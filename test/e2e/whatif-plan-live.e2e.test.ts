@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { writeFileAtomic } from '../../shared/adapters/file-store.ts';
 import { runCli } from '../../shared/cli/run-cli.ts';
-import { parseSnapshotJson } from '../../shared/core/snapshot-schema.ts';
+import { parseSnapshotJson } from '../../shared/core/snapshot/snapshot-schema.ts';
 import { createFakeIo, REPO_ROOT } from '../support/fake-io.ts';
 import { sandboxDeps } from '../support/sandbox-helpers.ts';
 

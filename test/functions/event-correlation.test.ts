@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { correlation } from '../../functions/on-eks-event.ts';
-import { parseEksEvent } from '../../shared/core/cloudtrail.ts';
+import { parseEksEvent } from '../../shared/core/events/cloudtrail.ts';
 import { ROOT } from '../support/snapshot-builder.ts';
 
 const DIR = join(ROOT, 'test', 'fixtures', 'cloudtrail');

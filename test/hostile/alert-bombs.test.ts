@@ -7,9 +7,9 @@
  * the rest, so one alert stays readable.
  */
 import { describe, expect, it } from 'vitest';
-import type { Notice } from '../../shared/core/alerts.ts';
-import { assessSnapshot, whatIf } from '../../shared/core/engine.ts';
+import type { Notice } from '../../shared/core/alerts/lifecycle.ts';
 import type { Finding } from '../../shared/core/model.ts';
+import { assessSnapshot, whatIf } from '../../shared/core/predict/engine.ts';
 import {
   renderSlackMessages,
   SLACK_LIMITS,

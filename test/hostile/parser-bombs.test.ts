@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runGolden } from '../../scripts/gen-cli-golden.ts';
 import { issueCount, parseAwsAuth } from '../../shared/core/aws-auth/index.ts';
-import { assessSnapshot } from '../../shared/core/engine.ts';
-import { planMigration } from '../../shared/core/migrate.ts';
+import { planMigration } from '../../shared/core/migrate/migration-plan.ts';
+import { assessSnapshot } from '../../shared/core/predict/engine.ts';
 import {
   billionLaughs,
   blockNest,

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../scripts/gen-cli-golden.ts';
-import type { Notice } from '../../shared/core/alerts.ts';
-import { whatIf } from '../../shared/core/engine.ts';
+import type { Notice } from '../../shared/core/alerts/lifecycle.ts';
 import type { ClusterSnapshot, Finding } from '../../shared/core/model.ts';
+import { whatIf } from '../../shared/core/predict/engine.ts';
 import { renderSlackMessages, type SlackBlock } from '../../shared/core/render/slack.ts';
 
 const HOSTILE = ' *bold* _it_ ~strike~ <!channel> @here https://evil.example/p `x` &amp; ';

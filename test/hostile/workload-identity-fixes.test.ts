@@ -5,10 +5,10 @@
  * decoded per the HCL syntax (no live `${`); the trust-policy JSON parses back to the same values.
  */
 import { describe, expect, it } from 'vitest';
-import { compareClusters, podIdentityPlanOf } from '../../shared/core/compare.ts';
-import { assessSnapshot } from '../../shared/core/engine.ts';
+import { roleNameOf } from '../../shared/core/access/principal.ts';
 import type { Remediation } from '../../shared/core/model.ts';
-import { roleNameOf } from '../../shared/core/principal.ts';
+import { compareClusters, podIdentityPlanOf } from '../../shared/core/parity/compare.ts';
+import { assessSnapshot } from '../../shared/core/predict/engine.ts';
 import { ACCOUNT } from '../support/snapshot-builder.ts';
 import {
   association,

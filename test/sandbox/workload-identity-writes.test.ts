@@ -1,7 +1,7 @@
 /**
  * The sandbox's write side for workload identity, through the real SDK clients over HTTP: each
  * call changes the account as AWS does, answers AWS's errors, and leaves the CloudTrail record
- * that the monitor's parser (shared/core/cloudtrail.ts → cloudtrail-workload-identity.ts) reads
+ * that the monitor's parser (shared/core/events/cloudtrail.ts → cloudtrail-workload-identity.ts) reads
  * back as the change that was made.
  */
 import {
@@ -27,7 +27,7 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { trustAllows } from '../../infra/sandbox/workload-credentials.ts';
-import { type EksEventParse, parseEksEvent } from '../../shared/core/cloudtrail.ts';
+import { type EksEventParse, parseEksEvent } from '../../shared/core/events/cloudtrail.ts';
 import { loadScenario } from '../support/sandbox-helpers.ts';
 
 const ACCOUNT = '111122223333';

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deliverAlerts } from '../../shared/app/deliver-alerts.ts';
-import type { ChannelPolicy } from '../../shared/core/alerts.ts';
+import type { ChannelPolicy } from '../../shared/core/alerts/lifecycle.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
 import type { Deliver } from '../../shared/ports.ts';
 import { createFakeCluster } from './fake-cluster.ts';

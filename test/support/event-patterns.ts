@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { HANDLED_IAM_EVENTS } from '../../shared/core/cloudtrail.ts';
+import { HANDLED_IAM_EVENTS } from '../../shared/core/events/cloudtrail.ts';
 
 /**
  * The EventBridge pattern for the IAM calls of workload identity, as both deploy templates (the

@@ -138,7 +138,10 @@ export function createFakeCluster(initial: ClusterSnapshot): FakeCluster {
             ? { found: false as const, reason: 'EKS Auto Mode is not enabled' }
             : {
                 found: true as const,
-                value: classes.map((c) => ({ name: c.name, ...(c.role === undefined ? {} : { role: c.role }) })),
+                value: classes.map((c) => ({
+                  name: c.name,
+                  ...(c.role === undefined ? {} : { role: c.role }),
+                })),
               };
         }),
       ec2NodeClasses: () =>

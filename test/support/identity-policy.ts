@@ -1,19 +1,19 @@
 /**
  * An identity-policy evaluator for the deploy tests: may a principal call `action` on `resource`
  * under a policy (the deployer's, or a permissions boundary)? Actions and conditions go through
- * the product's own evaluator (shared/core/iam-policy: every statement given `Principal: "*"`);
+ * the product's own evaluator (shared/core/workload-identity/iam-policy: every statement given `Principal: "*"`);
  * this file adds what a trust policy does not have: Resource / NotResource, and the policy
  * variable `${aws:PrincipalAccount}`.
  *
  * Resource matching comes in two strengths, so that a test never concludes more than IAM would:
- * `strict` (a `*` never spans a colon between ARN parts, shared/core/iam-policy/glob.ts arnMatch)
+ * `strict` (a `*` never spans a colon between ARN parts, shared/core/workload-identity/iam-policy/glob.ts arnMatch)
  * and `loose` (a `*` spans anything). `allows` matches Allow statements strictly and Deny ones
  * loosely, `denies` the other way round: what the first allows IAM allows, what the second denies
  * IAM denies.
  */
-import { evaluateStatements } from '../../shared/core/iam-policy/evaluate.ts';
-import { arnMatch, globMatch } from '../../shared/core/iam-policy/glob.ts';
-import { parsePolicy } from '../../shared/core/iam-policy/policy.ts';
+import { evaluateStatements } from '../../shared/core/workload-identity/iam-policy/evaluate.ts';
+import { arnMatch, globMatch } from '../../shared/core/workload-identity/iam-policy/glob.ts';
+import { parsePolicy } from '../../shared/core/workload-identity/iam-policy/policy.ts';
 
 type Json = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 /** In-memory fakes of the monitor's ports, recording what they were given. */
 
-import type { AlertRecord, Channel, PendingNotice } from '../../shared/core/alerts.ts';
+import type { AlertRecord, Channel, PendingNotice } from '../../shared/core/alerts/lifecycle.ts';
 import { type ClusterSnapshot, clusterIdKey } from '../../shared/core/model.ts';
 import { ConcurrentUpdateError } from '../../shared/errors.ts';
 import type {

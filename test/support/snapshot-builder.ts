@@ -4,7 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { rolePrincipals } from '../../shared/core/compute.ts';
+import { rolePrincipals } from '../../shared/core/access/compute.ts';
+import { parseArn } from '../../shared/core/access/principal.ts';
 import type {
   AccessEntry,
   AuthenticationMode,
@@ -15,7 +16,6 @@ import type {
   ManagedField,
   Nodegroup,
 } from '../../shared/core/model.ts';
-import { parseArn } from '../../shared/core/principal.ts';
 
 export const ACCOUNT = '111122223333';
 export const NODE_ROLE = `arn:aws:iam::${ACCOUNT}:role/prod-node-role`;

@@ -1,5 +1,5 @@
 /** Plans built in a test: `validatePlan` over the resource changes given, as terraform show -json prints them. */
-import { validatePlan } from '../../shared/core/terraform-plan/index.ts';
+import { validatePlan } from '../../shared/core/plan/index.ts';
 
 export function plan(changes: unknown[]) {
   const v = validatePlan({ format_version: '1.2', terraform_version: '1.9.8', resource_changes: changes });

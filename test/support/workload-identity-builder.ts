@@ -3,7 +3,7 @@
  * IRSA cluster, each a fresh object the test may change, and the fire/silent cases of the ten
  * workload-identity rules for the catalog test.
  */
-import { assessSnapshot, compareSnapshots } from '../../shared/core/engine.ts';
+
 import type {
   ClusterSnapshot,
   Finding,
@@ -11,6 +11,7 @@ import type {
   PodIdentityAssociation,
   ServiceAccount,
 } from '../../shared/core/model.ts';
+import { assessSnapshot, compareSnapshots } from '../../shared/core/predict/engine.ts';
 import {
   ACCOUNT,
   type BuildOptions,

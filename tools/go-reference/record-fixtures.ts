@@ -7,8 +7,8 @@
  * reference still gives these results.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { AUTHENTICATOR, GO_YAML_FIXTURES, recordable } from '../../test/support/go-yaml-fixtures.ts';
 import { startReference } from '../../test/support/go-reference.ts';
+import { AUTHENTICATOR, GO_YAML_FIXTURES, recordable } from '../../test/support/go-yaml-fixtures.ts';
 
 const names = readdirSync(GO_YAML_FIXTURES)
   .filter((f) => f.endsWith('.yaml'))

@@ -9,7 +9,7 @@
 
 import { plural } from './go-text.ts';
 import type { Located } from './json-decode.ts';
-import type { AwsAuthKey, ParsedAwsAuth, RoleMapping } from './model.ts';
+import type { AwsAuthKey, ParsedAwsAuth, RoleMapping } from './parse-result.ts';
 import { KEY_NOUN } from './upstream.ts';
 
 const MARKER = /^(---|\.\.\.)(?=[ \t]|$)/;

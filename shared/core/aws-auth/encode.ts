@@ -4,7 +4,7 @@
  */
 import { INVISIBLE_FORMAT } from '../quote/unicode.ts';
 import { resolve, STR_TAG } from './goyaml/resolve.ts';
-import type { AwsAuthMappings, RoleMapping, UserMapping } from './model.ts';
+import type { AwsAuthMappings, RoleMapping, UserMapping } from './parse-result.ts';
 
 function isYamlPrintable(cp: number): boolean {
   // libyaml `is_printable` as go-yaml v2 implements it (4-byte UTF-8 counts as not printable),

@@ -16,7 +16,7 @@
 import { scanEntryList } from './fast-path.ts';
 import { EntryListDecoder, type RawEntry, validateEntry } from './json-decode.ts';
 import { LineIndex } from './line-index.ts';
-import type { EntryLocation, RoleMapping, SsoMatcher, UserMapping } from './model.ts';
+import type { EntryLocation, RoleMapping, SsoMatcher, UserMapping } from './parse-result.ts';
 
 type EntryKey = 'mapRoles' | 'mapUsers';
 

@@ -30,6 +30,7 @@
 export { encodeAwsAuth, formatRoleMappingYaml } from './encode.ts';
 export { type ConfigMapManifestResult, configMapDataFromManifest } from './manifest.ts';
 export { parseAwsAuthShared, withAwsAuthMemo } from './memo.ts';
+export { awsAuthFastPathAccepts, parseAwsAuth, parseAwsAuthSlow } from './parse.ts';
 export {
   AWS_AUTH_KEYS,
   type AwsAuthIssue,
@@ -44,8 +45,7 @@ export {
   repeatsText,
   type SsoMatcher,
   type UserMapping,
-} from './model.ts';
-export { awsAuthFastPathAccepts, parseAwsAuth, parseAwsAuthSlow } from './parse.ts';
+} from './parse-result.ts';
 export {
   CONFIG_MAP_MAX_BYTES,
   configMapOverLimit,

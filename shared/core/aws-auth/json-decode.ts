@@ -5,7 +5,7 @@
  */
 
 import { goFold, levenshtein, matchField, truncate } from './go-text.ts';
-import type { AwsAuthIssue, AwsAuthKey } from './model.ts';
+import type { AwsAuthIssue, AwsAuthKey } from './parse-result.ts';
 import {
   ACCOUNT_ID_RE,
   PERMISSION_SET_NAME_RE,

@@ -8,8 +8,8 @@
  * `parseAwsAuth`. Callers must not mutate the result.
  */
 import { withEntryMemo } from './entry-memo.ts';
-import type { ParsedAwsAuth } from './model.ts';
 import { parseAwsAuth } from './parse.ts';
+import type { ParsedAwsAuth } from './parse-result.ts';
 
 const SIZE = 4;
 type Entries = Array<[string, unknown]>;

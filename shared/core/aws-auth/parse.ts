@@ -30,7 +30,7 @@ import {
   type ParsedAwsAuth,
   type RoleMapping,
   type UserMapping,
-} from './model.ts';
+} from './parse-result.ts';
 import { ACCOUNT_ID_RE, KEY_NOUN } from './upstream.ts';
 
 // ---------------------------------------------------------------------------------------------

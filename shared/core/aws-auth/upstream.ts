@@ -3,7 +3,7 @@
  * patterns, the JSON field names of RoleMapping/UserMapping/SSOARNMatcher, and the nouns used in
  * loss descriptions.
  */
-import type { AwsAuthKey } from './model.ts';
+import type { AwsAuthKey } from './parse-result.ts';
 
 /**
  * `pkg/endpoints/partitions.go` PARTITIONS at 81b1dab (older releases lack aws-iso-e, aws-iso-f

@@ -6,10 +6,11 @@
  * (critical or high) concerns its principal or compute, `at-risk` when a what-if predicts a
  * critical finding for it. Pure data; the layout and the SVG are html-report.ts's.
  */
-import { type Analysis, analyzeSnapshot } from '../analysis.ts';
-import { nodeLabel } from '../consumers.ts';
+
+import { nodeLabel } from '../access/consumers.ts';
+import { principalKey } from '../access/principal.ts';
 import type { ClusterSnapshot, Finding } from '../model.ts';
-import { principalKey } from '../principal.ts';
+import { type Analysis, analyzeSnapshot } from '../predict/analysis.ts';
 import { isWorkloadIdentity } from './blast-radius.ts';
 
 export type GraphNodeKind = 'principal' | 'authorization' | 'compute';

@@ -41,3 +41,12 @@ export function renderFindings(
       return renderJson(findings, options);
   }
 }
+export { MIGRATE_FORMATS, type MigrateFormat, REPORT_FORMATS, type ReportFormat } from './formats.ts';
+export { wrap } from './layout.ts';
+export {
+  renderSlackMessages,
+  renderSlackSingleMessage,
+  type SlackPayload,
+  type SlackRenderOptions,
+} from './slack.ts';
+export { renderSnsMessage, renderSnsMessages, type SnsMessage, type SnsRenderOptions } from './sns.ts';

@@ -3,8 +3,7 @@
  * the size bound (keep the most severe findings whole, count the rest) and code fences.
  * Pure; imports nothing but core types.
  */
-import type { ConfirmedPrediction, Notice } from '../alerts.ts';
-import type { SimulationEffect } from '../engine.ts';
+import type { ConfirmedPrediction, Notice } from '../alerts/lifecycle.ts';
 import {
   type Actor,
   type ClusterRef,
@@ -15,6 +14,7 @@ import {
   type Severity,
   severityRank,
 } from '../model.ts';
+import type { SimulationEffect } from '../predict/engine.ts';
 import { showInvisible } from '../quote/unicode.ts';
 
 export interface RenderOptions {

@@ -11,7 +11,7 @@
  * in order, its code blocks (a note says where to find them — a code block is shown whole or not
  * at all), then its detail and blast radius lists. Pure.
  */
-import type { Notice, NoticeKind } from '../alerts.ts';
+import type { Notice, NoticeKind } from '../alerts/lifecycle.ts';
 import type { Finding, Severity } from '../model.ts';
 import { utf8Length } from '../quote/unicode.ts';
 import { blastRadiusView, capitalize, podsRunOnLine } from './blast-radius.ts';

@@ -12,7 +12,7 @@
  * less (shorter text, clipped JSON strings marked `"truncated": true`), never cut mid-code-block.
  * Pure.
  */
-import type { Notice, NoticeKind } from '../alerts.ts';
+import type { Notice, NoticeKind } from '../alerts/lifecycle.ts';
 import { type Finding, type Severity, severityRank } from '../model.ts';
 import { jsonText } from '../quote/json.ts';
 import { findingToJson } from './json.ts';

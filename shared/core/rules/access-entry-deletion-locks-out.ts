@@ -1,7 +1,7 @@
-import { eksOwnershipOf } from '../eks-owned.ts';
-import { principalKey } from '../principal.ts';
+import { eksOwnershipOf } from '../access/eks-owned.ts';
+import { principalKey } from '../access/principal.ts';
+import { eksCommand, principalArnFlag } from '../fixes/remediation.ts';
 import { jsonText } from '../quote/json.ts';
-import { eksCommand, principalArnFlag } from '../remediation.ts';
 import type { Rule } from './types.ts';
 
 /**

@@ -1,15 +1,9 @@
-import { nodeCountOf } from '../consumers.ts';
-import { principalKey } from '../principal.ts';
-import {
-  blastRadiusOf,
-  eksCommand,
-  nodeAccessRemediation,
-  nodesTimeToImpact,
-  principalArnFlag,
-  TIME_TO_IMPACT_FARGATE,
-} from '../remediation.ts';
-import { checkIdentity } from '../resolve.ts';
-import { entryArnOf } from '../role-arn.ts';
+import { blastRadiusOf, nodesTimeToImpact, TIME_TO_IMPACT_FARGATE } from '../access/blast-radius.ts';
+import { nodeCountOf } from '../access/consumers.ts';
+import { principalKey } from '../access/principal.ts';
+import { checkIdentity } from '../access/resolve.ts';
+import { entryArnOf } from '../access/role-arn.ts';
+import { eksCommand, nodeAccessRemediation, principalArnFlag } from '../fixes/remediation.ts';
 import { SOURCE_UNAVAILABLE } from './monitor-source-unavailable.ts';
 import type { FindingDraft, Rule } from './types.ts';
 

@@ -1,9 +1,9 @@
-import type { Analysis } from '../analysis.ts';
-import { type EksOwnership, eksOwnedEntries } from '../eks-owned.ts';
+import { type EksOwnership, eksOwnedEntries } from '../access/eks-owned.ts';
+import { principalKey } from '../access/principal.ts';
+import { eksCommand, type FixPlan, principalArnFlag } from '../fixes/remediation.ts';
 import type { AccessEntry } from '../model.ts';
-import { principalKey } from '../principal.ts';
+import type { Analysis } from '../predict/analysis.ts';
 import { CONTINUE, type ShellCommand } from '../quote/shell.ts';
-import { eksCommand, type FixPlan, principalArnFlag } from '../remediation.ts';
 import { accessScopeArg } from './access-entry-stale-principal.ts';
 import type { FindingDraft, Rule } from './types.ts';
 

@@ -1,6 +1,6 @@
-import { eksOwnershipOf } from '../eks-owned.ts';
-import { principalKey } from '../principal.ts';
-import { eksCommand, principalArnFlag } from '../remediation.ts';
+import { eksOwnershipOf } from '../access/eks-owned.ts';
+import { principalKey } from '../access/principal.ts';
+import { eksCommand, principalArnFlag } from '../fixes/remediation.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 /**

@@ -1,9 +1,9 @@
-import { eksOwnershipOf } from '../eks-owned.ts';
+import { eksOwnershipOf } from '../access/eks-owned.ts';
+import { entryArnOf } from '../access/role-arn.ts';
+import { eksCommand, principalArnFlag } from '../fixes/remediation.ts';
+import { staleEntryTerraform, staleEntryTerraformNote } from '../fixes/stale-entry-terraform.ts';
 import type { AccessScope } from '../model.ts';
 import { jsonText } from '../quote/json.ts';
-import { eksCommand, principalArnFlag } from '../remediation.ts';
-import { entryArnOf } from '../role-arn.ts';
-import { staleEntryTerraform, staleEntryTerraformNote } from '../stale-entry-terraform.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 const DNS_LABEL = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?$/;

@@ -1,6 +1,6 @@
+import { principalKey } from '../access/principal.ts';
 import type { AwsAuthKey, ParsedAwsAuth, RoleMapping, UserMapping } from '../aws-auth/index.ts';
 import type { Actor, ManagedField } from '../model.ts';
-import { principalKey } from '../principal.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 interface Mapping {

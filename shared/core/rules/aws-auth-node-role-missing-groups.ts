@@ -1,5 +1,5 @@
-import { nodeAccessRemediation } from '../remediation.ts';
-import { checkIdentity } from '../resolve.ts';
+import { checkIdentity } from '../access/resolve.ts';
+import { nodeAccessRemediation } from '../fixes/remediation.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 export const awsAuthNodeRoleMissingGroups: Rule = {

@@ -1,4 +1,4 @@
-import { roleArnHasPath, roleArnWithoutPath } from '../principal.ts';
+import { roleArnHasPath, roleArnWithoutPath } from '../access/principal.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 export const awsAuthRoleArnHasPath: Rule = {

@@ -1,5 +1,5 @@
-import type { Analysis } from '../analysis.ts';
-import { ADMIN_POLICY_ARN, eksCommand, principalArnFlag } from '../remediation.ts';
+import { ADMIN_POLICY_ARN, eksCommand, principalArnFlag } from '../fixes/remediation.ts';
+import type { Analysis } from '../predict/analysis.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 const ADMIN_POLICY = '/AmazonEKSClusterAdminPolicy';

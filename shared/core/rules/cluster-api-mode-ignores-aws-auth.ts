@@ -1,12 +1,12 @@
+import { blastRadiusOf, nodesTimeToImpact } from '../access/blast-radius.ts';
+import { roleNameOf } from '../access/principal.ts';
 import {
   type AwsAuthOnlyPrincipal,
   accessEntriesFix,
   awsAuthOnlyPrincipals,
   consumerOfPrincipal,
   principalListing,
-} from '../access-entry-migration.ts';
-import { roleNameOf } from '../principal.ts';
-import { blastRadiusOf, nodesTimeToImpact } from '../remediation.ts';
+} from '../migrate/unmigrated.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 /** How many principals the title names before "and N more". */

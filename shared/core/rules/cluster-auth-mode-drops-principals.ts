@@ -1,10 +1,10 @@
+import { blastRadiusOf, nodesTimeToImpact } from '../access/blast-radius.ts';
 import {
   accessEntriesFix,
   awsAuthOnlyPrincipals,
   consumerOfPrincipal,
   principalListing,
-} from '../access-entry-migration.ts';
-import { blastRadiusOf, nodesTimeToImpact } from '../remediation.ts';
+} from '../migrate/unmigrated.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 export const clusterAuthModeDropsPrincipals: Rule = {

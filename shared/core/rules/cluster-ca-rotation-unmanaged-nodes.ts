@@ -11,9 +11,10 @@
  * before the successor included; a successor is at risk of activation from `firstAutoActivation`
  * on, or at any time when it has none.
  */
+
+import { eksCommand } from '../fixes/remediation.ts';
 import type { BlastRadius, ClusterCertificateAuthority, ComputeNode } from '../model.ts';
 import { CONTINUE, type ShellLine } from '../quote/shell.ts';
-import { eksCommand } from '../remediation.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 const UNMANAGED = new Set(['self-managed', 'karpenter', 'hybrid']);

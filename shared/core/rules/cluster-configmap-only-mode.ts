@@ -1,4 +1,4 @@
-import { modeSwitchScript } from '../remediation.ts';
+import { modeSwitchScript } from '../fixes/remediation.ts';
 import type { Rule } from './types.ts';
 
 export const clusterConfigmapOnlyMode: Rule = {

@@ -7,13 +7,14 @@
  * entries: the reading that loses more at the later switch to API) and says so; its fix creates
  * the entries either way, and an entry EKS already created is not a failure.
  */
-import { MODE_SWITCH_BACK_FILL, modeSwitchBackFillText } from '../mode-switch-back-fill.ts';
+
+import { principalKey } from '../access/principal.ts';
+import { entryArnOf, unknownPathText } from '../access/role-arn.ts';
+import { eksCommand, principalArnFlag, uniqueTerraformNames } from '../fixes/remediation.ts';
 import type { AccessEntryType } from '../model.ts';
-import { principalKey } from '../principal.ts';
+import { MODE_SWITCH_BACK_FILL, modeSwitchBackFillText } from '../predict/mode-switch-back-fill.ts';
 import type { HclItem } from '../quote/hcl.ts';
 import { CONTINUE, type ShellScript } from '../quote/shell.ts';
-import { eksCommand, principalArnFlag, uniqueTerraformNames } from '../remediation.ts';
-import { entryArnOf, unknownPathText } from '../role-arn.ts';
 import type { Rule } from './types.ts';
 
 const NODE_TYPES: readonly AccessEntryType[] = [

@@ -1,8 +1,8 @@
-import type { Analysis } from '../analysis.ts';
+import { principalKey } from '../access/principal.ts';
+import type { NodeRequirement } from '../access/resolve.ts';
+import { nodeAccessRemediation } from '../fixes/remediation.ts';
 import type { ManagedField, Severity } from '../model.ts';
-import { principalKey } from '../principal.ts';
-import { nodeAccessRemediation } from '../remediation.ts';
-import type { NodeRequirement } from '../resolve.ts';
+import type { Analysis } from '../predict/analysis.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 /** Field managers that are EKS itself (the aws-auth EKS writes shows `vpcLambda`). */

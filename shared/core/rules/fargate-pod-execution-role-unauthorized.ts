@@ -1,12 +1,6 @@
-import {
-  blastRadiusOf,
-  deletedRoleRemediation,
-  nodeAccessRemediation,
-  nodesTimeToImpact,
-  ROLE_DELETED_PROBLEM,
-  TIME_TO_IMPACT_FARGATE,
-} from '../remediation.ts';
-import { checkIdentity } from '../resolve.ts';
+import { blastRadiusOf, nodesTimeToImpact, TIME_TO_IMPACT_FARGATE } from '../access/blast-radius.ts';
+import { checkIdentity } from '../access/resolve.ts';
+import { deletedRoleRemediation, nodeAccessRemediation, ROLE_DELETED_PROBLEM } from '../fixes/remediation.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 export const fargatePodExecutionRoleUnauthorized: Rule = {

@@ -1,8 +1,8 @@
-import type { Analysis } from '../analysis.ts';
-import { evaluateTrustPolicy } from '../iam-policy/evaluate.ts';
+import { str } from '../fixes/remediation.ts';
 import type { OidcProvider, ServiceAccount } from '../model.ts';
+import type { Analysis } from '../predict/analysis.ts';
 import type { HclItem } from '../quote/hcl.ts';
-import { str } from '../remediation.ts';
+import { evaluateTrustPolicy } from '../workload-identity/iam-policy/evaluate.ts';
 import {
   findOidcProvider,
   IRSA_AUDIENCE,
@@ -13,7 +13,7 @@ import {
   roleOf,
   saLabel,
   serviceAccountBlastRadius,
-} from '../workload-identity.ts';
+} from '../workload-identity/identity.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 const accountOf = (sa: ServiceAccount) => ({ namespace: sa.namespace, name: sa.name });

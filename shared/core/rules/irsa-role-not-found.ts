@@ -1,4 +1,10 @@
-import { groupBy, irsaAccounts, roleOf, saLabel, serviceAccountBlastRadius } from '../workload-identity.ts';
+import {
+  groupBy,
+  irsaAccounts,
+  roleOf,
+  saLabel,
+  serviceAccountBlastRadius,
+} from '../workload-identity/identity.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 export const irsaRoleNotFound: Rule = {

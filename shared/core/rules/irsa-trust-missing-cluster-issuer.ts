@@ -14,7 +14,7 @@ import {
   trustFix,
   trustVerdict,
   WEB_IDENTITY_ACTION,
-} from '../workload-identity.ts';
+} from '../workload-identity/identity.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 const account = (sa: ServiceAccount) => ({ namespace: sa.namespace, name: sa.name });

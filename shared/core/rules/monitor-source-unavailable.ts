@@ -1,5 +1,5 @@
 import { safeErrorMessage } from '../../errors.ts';
-import { connectFailureIn, explainUnreachable } from '../endpoint-access.ts';
+import { connectFailureIn, explainUnreachable } from '../access/endpoint-access.ts';
 import { fingerprintOf } from '../fingerprint.ts';
 import {
   type ClusterId,

@@ -1,8 +1,9 @@
-import { nodeCountOf } from '../consumers.ts';
-import { principalKey } from '../principal.ts';
-import { blastRadiusOf, nodeAccessRemediation, nodesTimeToImpact } from '../remediation.ts';
-import { checkIdentity } from '../resolve.ts';
-import { otherManagedNodegroupsUsing } from '../simulate.ts';
+import { blastRadiusOf, nodesTimeToImpact } from '../access/blast-radius.ts';
+import { nodeCountOf } from '../access/consumers.ts';
+import { principalKey } from '../access/principal.ts';
+import { checkIdentity } from '../access/resolve.ts';
+import { nodeAccessRemediation } from '../fixes/remediation.ts';
+import { otherManagedNodegroupsUsing } from '../predict/simulate.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 export const nodegroupDeletionOrphansRole: Rule = {

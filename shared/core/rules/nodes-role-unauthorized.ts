@@ -1,12 +1,7 @@
-import { nodeCountOf } from '../consumers.ts';
-import {
-  blastRadiusOf,
-  deletedRoleRemediation,
-  nodeAccessRemediation,
-  nodesTimeToImpact,
-  ROLE_DELETED_PROBLEM,
-} from '../remediation.ts';
-import { checkIdentity } from '../resolve.ts';
+import { blastRadiusOf, nodesTimeToImpact } from '../access/blast-radius.ts';
+import { nodeCountOf } from '../access/consumers.ts';
+import { checkIdentity } from '../access/resolve.ts';
+import { deletedRoleRemediation, nodeAccessRemediation, ROLE_DELETED_PROBLEM } from '../fixes/remediation.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 export const nodesRoleUnauthorized: Rule = {

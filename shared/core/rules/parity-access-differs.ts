@@ -1,6 +1,6 @@
-import { accessDifferences, accessGrants, grantFix } from '../parity.ts';
-import { eksCommand, principalArnFlag } from '../remediation.ts';
-import { entryArnOf } from '../role-arn.ts';
+import { entryArnOf } from '../access/role-arn.ts';
+import { eksCommand, principalArnFlag } from '../fixes/remediation.ts';
+import { accessDifferences, accessGrants, grantFix } from '../parity/access-parity.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 export const parityAccessDiffers: Rule = {

@@ -1,6 +1,6 @@
-import { accessGrants, grantFix } from '../parity.ts';
-import { principalKey } from '../principal.ts';
-import { nodeAccessRemediation } from '../remediation.ts';
+import { principalKey } from '../access/principal.ts';
+import { nodeAccessRemediation } from '../fixes/remediation.ts';
+import { accessGrants, grantFix } from '../parity/access-parity.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 export const parityAccessMissing: Rule = {

@@ -1,5 +1,5 @@
-import { podIdentityPlan, workloadUses, workloadWorksOn } from '../parity.ts';
-import { saLabel, serviceAccountBlastRadius } from '../workload-identity.ts';
+import { podIdentityPlan, workloadUses, workloadWorksOn } from '../parity/access-parity.ts';
+import { saLabel, serviceAccountBlastRadius } from '../workload-identity/identity.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 export const parityWorkloadIdentityMissing: Rule = {

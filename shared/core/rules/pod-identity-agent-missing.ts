@@ -1,5 +1,5 @@
-import { eksCommand, str } from '../remediation.ts';
-import { okData, POD_IDENTITY_AGENT, serviceAccountBlastRadius } from '../workload-identity.ts';
+import { eksCommand, str } from '../fixes/remediation.ts';
+import { okData, POD_IDENTITY_AGENT, serviceAccountBlastRadius } from '../workload-identity/identity.ts';
 import type { Rule } from './types.ts';
 
 const BAD_STATUS = /FAILED$|^DEGRADED$|^DELETING$/;

@@ -1,13 +1,14 @@
-import { nodeCountOf } from '../consumers.ts';
-import { parseArn, principalKey, roleNameOf } from '../principal.ts';
-import { blastRadiusOf, str, terraformName } from '../remediation.ts';
+import { blastRadiusOf } from '../access/blast-radius.ts';
+import { nodeCountOf } from '../access/consumers.ts';
+import { parseArn, principalKey, roleNameOf } from '../access/principal.ts';
+import { str, terraformName } from '../fixes/remediation.ts';
 import {
   ASSUME_FOR_POD_IDENTITY,
   okData,
   serviceAccountBlastRadius,
   TIME_TO_IMPACT_CREDENTIALS,
   WORKER_NODE_POLICY,
-} from '../workload-identity.ts';
+} from '../workload-identity/identity.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 export const podIdentityNodeRoleCannotAssume: Rule = {

@@ -1,9 +1,8 @@
-import { roleAccount } from '../compute.ts';
-import type { TrustRequest } from '../iam-policy/evaluate.ts';
-import { repairConditions } from '../iam-policy/repair.ts';
+import { roleAccount } from '../access/compute.ts';
+import { terraformName } from '../fixes/remediation.ts';
 import type { ClusterSnapshot, IamRole, PodIdentityAssociation } from '../model.ts';
-import { conditionFix, describeChange } from '../pod-identity-trust-fix.ts';
-import { terraformName } from '../remediation.ts';
+import type { TrustRequest } from '../workload-identity/iam-policy/evaluate.ts';
+import { repairConditions } from '../workload-identity/iam-policy/repair.ts';
 import {
   checkTrust,
   groupBy,
@@ -21,7 +20,8 @@ import {
   trustFix,
   trustHcl,
   trustVerdict,
-} from '../workload-identity.ts';
+} from '../workload-identity/identity.ts';
+import { conditionFix, describeChange } from '../workload-identity/pod-identity-trust-fix.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 const accountsOf = (list: readonly PodIdentityAssociation[]) =>

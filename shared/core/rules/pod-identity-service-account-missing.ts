@@ -1,5 +1,5 @@
-import { eksCommand } from '../remediation.ts';
-import { associationsWithAccounts } from '../workload-identity.ts';
+import { eksCommand } from '../fixes/remediation.ts';
+import { associationsWithAccounts } from '../workload-identity/identity.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 export const podIdentityServiceAccountMissing: Rule = {

@@ -1,6 +1,11 @@
-import { globMatch } from '../iam-policy/glob.ts';
 import type { FargateProfile } from '../model.ts';
-import { groupBy, okData, POD_IDENTITY_LIMITS, serviceAccountBlastRadius } from '../workload-identity.ts';
+import { globMatch } from '../workload-identity/iam-policy/glob.ts';
+import {
+  groupBy,
+  okData,
+  POD_IDENTITY_LIMITS,
+  serviceAccountBlastRadius,
+} from '../workload-identity/identity.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 /** Fargate profile selectors take `*` and `?` in the namespace. */

@@ -1,7 +1,7 @@
-import type { Analysis } from '../analysis.ts';
-import type { Change } from '../change.ts';
+import type { FixPlan } from '../fixes/remediation.ts';
 import type { Actor, BlastRadius, Severity } from '../model.ts';
-import type { FixPlan } from '../remediation.ts';
+import type { Analysis } from '../predict/analysis.ts';
+import type { Change } from '../predict/change.ts';
 
 export interface RuleContext {
   /** The state evaluated: the snapshot, or the simulated state after a change. */

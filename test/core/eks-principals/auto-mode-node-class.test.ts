@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { assessSnapshot } from '../../../shared/core/engine.ts';
 import { atLeast, type ClusterSnapshot } from '../../../shared/core/model.ts';
-import { formatSnapshotErrors, parseSnapshotJson } from '../../../shared/core/snapshot-schema.ts';
+import { assessSnapshot } from '../../../shared/core/predict/engine.ts';
+import { formatSnapshotErrors, parseSnapshotJson } from '../../../shared/core/snapshot/snapshot-schema.ts';
 
 const dir = new URL('../../../scenarios/eks-principals/', import.meta.url);
 function load(name: string): ClusterSnapshot {

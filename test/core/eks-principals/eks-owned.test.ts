@@ -1,17 +1,17 @@
 /**
- * EKS-owned access entries (core/eks-owned.ts; docs/eks-auth-semantics.md#eks-owned-access-entries): never drift, stale
+ * EKS-owned access entries (core/access/eks-owned.ts; docs/eks-auth-semantics.md#eks-owned-access-entries): never drift, stale
  * or orphaned; their loss alerts with the fix that restores them — in a snapshot diff, in a
  * CloudTrail DeleteAccessEntry, in a what-if. Scenarios: scenarios/eks-principals/.
  */
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { analyzeSnapshot } from '../../../shared/core/analysis.ts';
-import { parseEksEvent } from '../../../shared/core/cloudtrail.ts';
-import { eksOwnedEntries, trustsEksCapabilities } from '../../../shared/core/eks-owned.ts';
-import { assessSnapshot, diffSnapshots, whatIf } from '../../../shared/core/engine.ts';
+import { eksOwnedEntries, trustsEksCapabilities } from '../../../shared/core/access/eks-owned.ts';
+import { parseEksEvent } from '../../../shared/core/events/cloudtrail.ts';
 import { atLeast, type ClusterSnapshot } from '../../../shared/core/model.ts';
-import { formatSnapshotErrors, parseSnapshotJson } from '../../../shared/core/snapshot-schema.ts';
+import { analyzeSnapshot } from '../../../shared/core/predict/analysis.ts';
+import { assessSnapshot, diffSnapshots, whatIf } from '../../../shared/core/predict/engine.ts';
+import { formatSnapshotErrors, parseSnapshotJson } from '../../../shared/core/snapshot/snapshot-schema.ts';
 
 const dir = new URL('../../../scenarios/eks-principals/', import.meta.url);
 function load(name: string): ClusterSnapshot {

@@ -5,10 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseEksEvent } from '../../../shared/core/cloudtrail.ts';
-import { assessSnapshot } from '../../../shared/core/engine.ts';
-import { accessEntryUsername } from '../../../shared/core/resolve.ts';
-import { validateSnapshot } from '../../../shared/core/snapshot-schema.ts';
+import { accessEntryUsername } from '../../../shared/core/access/resolve.ts';
+import { parseEksEvent } from '../../../shared/core/events/cloudtrail.ts';
+import { assessSnapshot } from '../../../shared/core/predict/engine.ts';
+import { validateSnapshot } from '../../../shared/core/snapshot/snapshot-schema.ts';
 import { ACCOUNT, buildSnapshot, ec2Entry } from '../../support/snapshot-builder.ts';
 
 const HYPERPOD_ROLE = `arn:aws:iam::${ACCOUNT}:role/hyperpod-execution`;

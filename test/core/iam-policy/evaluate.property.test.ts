@@ -9,7 +9,7 @@ import {
   type ContextValue,
   evaluateTrustPolicy,
   type TrustRequest,
-} from '../../../shared/core/iam-policy/evaluate.ts';
+} from '../../../shared/core/workload-identity/iam-policy/evaluate.ts';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 2_000);
 const KEYS = ['aws:SourceAccount', 'aws:SourceArn', 'issuer:sub', 'aws:PrincipalTag/team'];

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateTrustPolicy, type TrustRequest } from '../../../shared/core/iam-policy/evaluate.ts';
-import { arnMatch, globMatch } from '../../../shared/core/iam-policy/glob.ts';
+import {
+  evaluateTrustPolicy,
+  type TrustRequest,
+} from '../../../shared/core/workload-identity/iam-policy/evaluate.ts';
+import { arnMatch, globMatch } from '../../../shared/core/workload-identity/iam-policy/glob.ts';
 
 const ACCOUNT = '111122223333';
 const CLUSTER = `arn:aws:eks:eu-west-1:${ACCOUNT}:cluster/prod`;

@@ -7,10 +7,16 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assessSnapshot } from '../../../shared/core/engine.ts';
-import { evaluateTrustPolicy, type TrustRequest } from '../../../shared/core/iam-policy/evaluate.ts';
-import { repairConditions } from '../../../shared/core/iam-policy/repair.ts';
-import { podIdentityRequest, roleChainRequest } from '../../../shared/core/pod-identity-requests.ts';
+import { assessSnapshot } from '../../../shared/core/predict/engine.ts';
+import {
+  evaluateTrustPolicy,
+  type TrustRequest,
+} from '../../../shared/core/workload-identity/iam-policy/evaluate.ts';
+import { repairConditions } from '../../../shared/core/workload-identity/iam-policy/repair.ts';
+import {
+  podIdentityRequest,
+  roleChainRequest,
+} from '../../../shared/core/workload-identity/pod-identity-requests.ts';
 import { ACCOUNT } from '../../support/snapshot-builder.ts';
 import { APP_ROLE, association, podIdentitySnapshot, role } from '../../support/workload-identity-builder.ts';
 

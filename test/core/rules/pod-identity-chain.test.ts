@@ -6,11 +6,14 @@
  * certain failure whose fix rewrites that condition, and the rewritten trust passes the same check.
  */
 import { describe, expect, it } from 'vitest';
-import { assessSnapshot } from '../../../shared/core/engine.ts';
-import { evaluateTrustPolicy } from '../../../shared/core/iam-policy/evaluate.ts';
 import type { Finding, PodIdentityAssociation } from '../../../shared/core/model.ts';
-import { podIdentityRequest, roleChainRequest } from '../../../shared/core/pod-identity-requests.ts';
-import { simulateChange } from '../../../shared/core/simulate.ts';
+import { assessSnapshot } from '../../../shared/core/predict/engine.ts';
+import { simulateChange } from '../../../shared/core/predict/simulate.ts';
+import { evaluateTrustPolicy } from '../../../shared/core/workload-identity/iam-policy/evaluate.ts';
+import {
+  podIdentityRequest,
+  roleChainRequest,
+} from '../../../shared/core/workload-identity/pod-identity-requests.ts';
 import { ACCOUNT } from '../../support/snapshot-builder.ts';
 import {
   APP_ROLE,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { assessSnapshot } from '../../../shared/core/engine.ts';
 import type { ClusterSnapshot, Finding } from '../../../shared/core/model.ts';
+import { assessSnapshot } from '../../../shared/core/predict/engine.ts';
 import { ACCOUNT, managedNodes, NODE_ROLE } from '../../support/snapshot-builder.ts';
 import {
   APP_ROLE,

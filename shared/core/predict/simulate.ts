@@ -1,0 +1,546 @@
+/**
+ * EKS's documented side effects of a change, applied to a snapshot
+ * (docs/eks-auth-semantics.md#what-eks-writes-and-deletes,
+ * docs/eks-auth-semantics.md#authentication-modes). Where the facts are unconfirmed
+ * (docs/eks-auth-semantics.md#unconfirmed) the simulation takes the reading that loses more
+ * access, and marks the effect `assumed`.
+ */
+import { SentinelError } from '../../errors.ts';
+import { principalKey, roleArnWithoutPath } from '../access/principal.ts';
+import {
+  FARGATE_GROUPS,
+  NODE_GROUPS,
+  NODE_USERNAME,
+  SESSION_NODE_USERNAME,
+  WINDOWS_NODE_GROUPS,
+} from '../access/resolve.ts';
+import { refusedEntryArn, roleArnIndex } from '../access/role-arn.ts';
+import {
+  encodeAwsAuth,
+  type ParsedAwsAuth,
+  parseAwsAuthShared,
+  type RoleMapping,
+} from '../aws-auth/index.ts';
+import type { AccessEntry, AuthenticationMode, ClusterSnapshot, Nodegroup } from '../model.ts';
+import {
+  isWorkloadIdentityChange,
+  simulateWorkloadIdentityChange,
+} from '../workload-identity/simulate-workload-identity.ts';
+import type { Change } from './change.ts';
+import { MODE_SWITCH_BACK_FILL } from './mode-switch-back-fill.ts';
+import { simulateCaChange } from './simulate-certificate-authority.ts';
+
+export interface SimulationEffect {
+  summary: string;
+  /** True where the facts do not confirm EKS does this and the engine assumes the worse case. */
+  assumed: boolean;
+  /** A plan change whose values are known only after apply: not simulated, so not in the findings. */
+  unknown?: true;
+}
+
+export interface Simulation {
+  after: ClusterSnapshot;
+  effects: SimulationEffect[];
+  /** Roles (principalKey) EKS removes from aws-auth as part of the change. */
+  removedFromAwsAuth: string[];
+}
+
+export class SimulationError extends SentinelError {
+  override readonly name = 'SimulationError';
+  readonly code = 'invalid-change';
+}
+
+const MODE_ORDER: Record<AuthenticationMode, number> = { CONFIG_MAP: 0, API_AND_CONFIG_MAP: 1, API: 2 };
+
+/** Managed node groups other than `name` that use the role (EKS's only test before removing it). */
+export function otherManagedNodegroupsUsing(
+  snapshot: ClusterSnapshot,
+  name: string,
+  roleArn: string,
+): Nodegroup[] {
+  if (snapshot.nodegroups.status !== 'ok') return [];
+  const key = principalKey(roleArn);
+  return snapshot.nodegroups.data.filter(
+    (ng) => ng.name !== name && principalKey(ng.nodeRole) === key && !ng.status.startsWith('DELET'),
+  );
+}
+
+function stripLocation(m: RoleMapping): Omit<RoleMapping, 'location'> {
+  const { location: _location, ...rest } = m;
+  return rest;
+}
+
+type Roles = Array<Omit<RoleMapping, 'location'>>;
+
+/** mapRoles re-encoded unchanged, per parse (a plan's node-group steps re-add roles already mapped). */
+const unchangedEncoding = new WeakMap<ParsedAwsAuth, ReturnType<typeof encodeAwsAuth>>();
+
+function reencoded(parsed: ParsedAwsAuth, roles: Roles): ReturnType<typeof encodeAwsAuth> {
+  const known = unchangedEncoding.get(parsed);
+  if (known !== undefined) return known;
+  const encoded = encodeAwsAuth({ roles, users: [], accounts: [] });
+  unchangedEncoding.set(parsed, encoded);
+  return encoded;
+}
+
+/**
+ * mapRoles held decoded across consecutive simulated changes (a plan's node-group and Fargate
+ * steps, preapply/simulate-steps.ts): each `editMapRoles` edits `roles` where it would parse the
+ * text and encode the result, and `settleMapRoles` encodes once at the end. The same text comes
+ * out: decoding what `encodeAwsAuth` wrote gives back the same roles (the encode/parse property
+ * test), so a chain of parse-edit-encode ends in the encoding of the last edit's roles. Until
+ * settled, the draft's snapshot carries the mapRoles text from before the first edit.
+ */
+export interface MapRolesDraft {
+  /** The parse the first edit read, and the roles the last edit left (undefined before the first). */
+  from?: { parsed: ParsedAwsAuth; unchanged: Roles };
+  roles?: Roles;
+}
+
+/**
+ * The roles a parse of their encoding gives back: the parser keeps every valid entry as it was
+ * written, and these come from a parse or from EKS (a rolearn, no sso) — so all but an EKS entry
+ * whose ARN is empty (the plan said `""`), which the parser drops as invalid.
+ */
+function readBack(roles: Roles): Roles {
+  const valid = (r: Roles[number]) => (r.rolearn !== undefined && r.rolearn !== '') !== (r.sso !== undefined);
+  return roles.every(valid) ? roles : roles.filter(valid);
+}
+
+/**
+ * The mappings of the draft's aws-auth once settled, without writing the text: the roles a parse
+ * of it would give (locations without line and column: there is no text yet), the other keys and
+ * their issues as parsed before the first edit (only mapRoles is edited, and the encoder's
+ * mapRoles has no issue of its own beyond the invalid entries `readBack` drops). For what reads
+ * mappings, not lines or issues: awsAuthLosses on the state before a write that replaces mapRoles.
+ */
+export function draftMappings(draft: MapRolesDraft): ParsedAwsAuth | undefined {
+  const { roles, from } = draft;
+  if (roles === undefined || from === undefined) return undefined;
+  const { parsed } = from;
+  // Edits that changed nothing (EKS re-adding a mapped role): the parse they read has the same
+  // mappings as the re-encoding (only its lines and mapRoles issues are those of the old text).
+  if (roles === from.unchanged) return parsed;
+  return {
+    roles: readBack(roles).map((r, index) => ({ ...r, location: { dataKey: 'mapRoles', index } })),
+    users: parsed.users,
+    accounts: parsed.accounts,
+    issues: parsed.issues.filter((i) => i.dataKey !== 'mapRoles'),
+    keyStatus: { ...parsed.keyStatus, mapRoles: roles.length > 0 ? 'ok' : 'missing' },
+  };
+}
+
+/** Writes the draft's roles into mapRoles of `s` (a copy), as the last edit would have. */
+export function settleMapRoles(s: ClusterSnapshot, draft: MapRolesDraft): ClusterSnapshot {
+  const { roles, from } = draft;
+  if (roles === undefined || from === undefined || s.awsAuth.status !== 'ok') return s;
+  return {
+    ...s,
+    awsAuth: {
+      status: 'ok',
+      data: { ...s.awsAuth.data, data: withMapRoles(s.awsAuth.data.data, roles, from) },
+    },
+  };
+}
+
+function withMapRoles(
+  current: Record<string, string>,
+  roles: Roles,
+  from: NonNullable<MapRolesDraft['from']>,
+): Record<string, string> {
+  const encoded =
+    roles === from.unchanged
+      ? reencoded(from.parsed, roles)
+      : encodeAwsAuth({ roles, users: [], accounts: [] });
+  const data = { ...current };
+  if (encoded.mapRoles !== undefined && roles.length > 0) data.mapRoles = encoded.mapRoles;
+  else delete data.mapRoles;
+  return data;
+}
+
+/**
+ * Rewrite mapRoles of an ok aws-auth source (into `draft` when given, the text left as it was).
+ * Returns false when aws-auth cannot be edited.
+ */
+function editMapRoles(s: ClusterSnapshot, edit: (roles: Roles) => Roles, draft?: MapRolesDraft): boolean {
+  if (s.awsAuth.status !== 'ok') return false;
+  let from = draft?.from;
+  let current = draft?.roles === undefined ? undefined : readBack(draft.roles);
+  if (from === undefined || current === undefined) {
+    const parsed = parseAwsAuthShared(s.awsAuth.data.data);
+    if (parsed.keyStatus.mapRoles === 'failed') return false;
+    current = parsed.roles.map(stripLocation);
+    from = { parsed, unchanged: current };
+  }
+  const roles = edit(current);
+  let data = s.awsAuth.data.data;
+  if (draft !== undefined) {
+    draft.from = from;
+    draft.roles = roles;
+  } else {
+    data = withMapRoles(data, roles, from);
+  }
+  s.awsAuth = {
+    status: 'ok',
+    data: {
+      ...s.awsAuth.data,
+      data,
+      managedFields: [
+        ...s.awsAuth.data.managedFields,
+        { manager: 'vpcLambda', operation: 'Update', dataKeys: ['mapRoles'] },
+      ],
+    },
+  };
+  return true;
+}
+
+/** Removes every mapRoles entry of the role `key`; `count`: how many there were. */
+function removeFromMapRoles(
+  s: ClusterSnapshot,
+  key: string,
+  draft: MapRolesDraft | undefined,
+): { edited: boolean; count: number } {
+  let count = 0;
+  const edited = editMapRoles(
+    s,
+    (roles) =>
+      roles.filter((r) => {
+        const hit = !!r.rolearn && principalKey(r.rolearn) === key;
+        if (hit) count++;
+        return !hit;
+      }),
+    draft,
+  );
+  return { edited, count };
+}
+
+function addAwsAuthEntry(
+  s: ClusterSnapshot,
+  mapping: Omit<RoleMapping, 'location'>,
+  draft: MapRolesDraft | undefined,
+): boolean {
+  if (s.awsAuth.status === 'absent') {
+    s.awsAuth = { status: 'ok', data: { data: {}, managedFields: [] } };
+  }
+  const key = principalKey(mapping.rolearn ?? '');
+  return editMapRoles(
+    s,
+    (roles) =>
+      roles.some((r) => r.rolearn && r.rolearn.toLowerCase() === key) ? roles : [...roles, mapping],
+    draft,
+  );
+}
+
+function addAccessEntry(s: ClusterSnapshot, entry: AccessEntry): boolean {
+  if (s.cluster.authenticationMode === 'CONFIG_MAP' || s.accessEntries.status === 'error') return false;
+  const list = s.accessEntries.status === 'ok' ? s.accessEntries.data : [];
+  const key = principalKey(entry.principalArn);
+  if (list.some((e) => principalKey(e.principalArn) === key)) return false;
+  s.accessEntries = { status: 'ok', data: [...list, entry] };
+  return true;
+}
+
+/**
+ * Applies `change` to a copy of `snapshot`. With `draft`, its mapRoles edits go into the draft
+ * (see `MapRolesDraft`), which must then be settled before the result's aws-auth is read.
+ */
+export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?: MapRolesDraft): Simulation {
+  // A shallow copy: every case below replaces the top-level fields it changes, never edits inside
+  // them, so the 5,000-node lists etc. are shared with `snapshot` instead of copied per change.
+  const s: ClusterSnapshot = { ...snapshot };
+  const effects: SimulationEffect[] = [];
+  const removed: string[] = [];
+  const mode = s.cluster.authenticationMode;
+  const effect = (summary: string, assumed = false) => effects.push({ summary, assumed });
+
+  if (isWorkloadIdentityChange(change)) {
+    simulateWorkloadIdentityChange(s, change, effect);
+    return { after: s, effects, removedFromAwsAuth: removed };
+  }
+  switch (change.kind) {
+    case 'delete-nodegroup': {
+      const ng =
+        s.nodegroups.status === 'ok'
+          ? s.nodegroups.data.find((n) => n.name === change.nodegroupName)
+          : undefined;
+      const roleArn = ng?.nodeRole ?? change.nodeRole;
+      if (!ng && s.nodegroups.status === 'ok' && !roleArn) {
+        throw new SimulationError(`no node group ${change.nodegroupName} in cluster ${s.clusterName}`);
+      }
+      if (s.nodegroups.status === 'ok') {
+        s.nodegroups = {
+          status: 'ok',
+          data: s.nodegroups.data.filter((n) => n.name !== change.nodegroupName),
+        };
+      }
+      if (s.compute.status === 'ok') {
+        const before = s.compute.data.length;
+        s.compute = {
+          status: 'ok',
+          data: s.compute.data.filter((n) => !(n.kind === 'managed' && n.nodegroup === change.nodegroupName)),
+        };
+        effect(
+          `EKS drains and terminates the ${before - s.compute.data.length} node(s) of ${change.nodegroupName}`,
+        );
+      }
+      if (!roleArn) break;
+      const others = otherManagedNodegroupsUsing(snapshot, change.nodegroupName, roleArn);
+      if (others.length > 0) {
+        effect(
+          `EKS keeps ${roleArn} in aws-auth: managed node group(s) ${others.map((o) => o.name).join(', ')} still use it`,
+        );
+      } else if (mode !== 'API') {
+        const key = principalKey(roleArn);
+        const { edited, count } = removeFromMapRoles(s, key, draft);
+        if (edited && count > 0) {
+          removed.push(key);
+          effect(
+            `EKS removes ${roleArn} from aws-auth (${count} entr${count === 1 ? 'y' : 'ies'}): no other managed node group uses it — at an undocumented moment during the deletion, assume any time from now`,
+          );
+        } else if (s.awsAuth.status === 'ok' && !edited) {
+          effect(
+            'aws-auth mapRoles does not parse: EKS may fail the deletion with AccessDenied ("aws-auth ConfigMap … is invalid")',
+            true,
+          );
+        }
+      }
+      if (mode !== 'CONFIG_MAP') effect("EKS does not delete the node group's access entry (if one exists)");
+      break;
+    }
+    case 'create-nodegroup': {
+      const list = s.nodegroups.status === 'ok' ? s.nodegroups.data : [];
+      const windows = change.amiType?.toUpperCase().includes('WINDOWS') ?? false;
+      s.nodegroups = {
+        status: 'ok',
+        data: [
+          ...list,
+          {
+            name: change.nodegroupName,
+            status: 'CREATING',
+            nodeRole: change.nodeRole,
+            ...(change.amiType ? { amiType: change.amiType } : {}),
+            healthIssues: [],
+          },
+        ],
+      };
+      if (
+        mode !== 'API' &&
+        addAwsAuthEntry(
+          s,
+          {
+            rolearn: roleArnWithoutPath(change.nodeRole),
+            username: NODE_USERNAME,
+            groups: windows ? [...WINDOWS_NODE_GROUPS] : [...NODE_GROUPS],
+          },
+          draft,
+        )
+      ) {
+        effect(`EKS adds ${change.nodeRole} to aws-auth mapRoles`);
+      }
+      if (
+        mode !== 'CONFIG_MAP' &&
+        addAccessEntry(s, {
+          principalArn: change.nodeRole,
+          type: windows ? 'EC2_WINDOWS' : 'EC2_LINUX',
+          kubernetesGroups: [],
+          accessPolicies: [],
+        })
+      ) {
+        effect(`EKS creates an ${windows ? 'EC2_WINDOWS' : 'EC2_LINUX'} access entry for ${change.nodeRole}`);
+      }
+      break;
+    }
+    case 'create-fargate-profile': {
+      const list = s.fargateProfiles.status === 'ok' ? s.fargateProfiles.data : [];
+      s.fargateProfiles = {
+        status: 'ok',
+        data: [
+          ...list,
+          {
+            name: change.fargateProfileName,
+            status: 'CREATING',
+            podExecutionRoleArn: change.podExecutionRoleArn,
+            selectors: [],
+          },
+        ],
+      };
+      if (
+        mode !== 'API' &&
+        addAwsAuthEntry(
+          s,
+          {
+            rolearn: roleArnWithoutPath(change.podExecutionRoleArn),
+            username: SESSION_NODE_USERNAME,
+            groups: [...FARGATE_GROUPS],
+          },
+          draft,
+        )
+      ) {
+        effect(`EKS adds ${change.podExecutionRoleArn} to aws-auth mapRoles (system:node:{{SessionName}})`);
+      }
+      if (
+        mode !== 'CONFIG_MAP' &&
+        addAccessEntry(s, {
+          principalArn: change.podExecutionRoleArn,
+          type: 'FARGATE_LINUX',
+          kubernetesGroups: [],
+          accessPolicies: [],
+        })
+      ) {
+        effect(`EKS creates a FARGATE_LINUX access entry for ${change.podExecutionRoleArn}`);
+      }
+      break;
+    }
+    case 'delete-fargate-profile': {
+      const fp =
+        s.fargateProfiles.status === 'ok'
+          ? s.fargateProfiles.data.find((p) => p.name === change.fargateProfileName)
+          : undefined;
+      const roleArn = fp?.podExecutionRoleArn ?? change.podExecutionRoleArn;
+      if (s.fargateProfiles.status === 'ok') {
+        s.fargateProfiles = {
+          status: 'ok',
+          data: s.fargateProfiles.data.filter((p) => p.name !== change.fargateProfileName),
+        };
+      }
+      if (s.compute.status === 'ok') {
+        s.compute = {
+          status: 'ok',
+          data: s.compute.data.filter(
+            (n) => !(n.kind === 'fargate' && n.fargateProfile === change.fargateProfileName),
+          ),
+        };
+      }
+      effect(
+        `Pods scheduled by ${change.fargateProfileName} are deleted; they are rescheduled only if another profile matches`,
+      );
+      if (!roleArn || mode === 'API') break;
+      const key = principalKey(roleArn);
+      const othersUse =
+        s.fargateProfiles.status === 'ok' &&
+        s.fargateProfiles.data.some((p) => principalKey(p.podExecutionRoleArn) === key);
+      if (!othersUse) {
+        const { count } = removeFromMapRoles(s, key, draft);
+        if (count > 0) {
+          removed.push(key);
+          effect(`EKS may remove ${roleArn} from aws-auth (undocumented; assumed, as for node groups)`, true);
+        }
+      }
+      break;
+    }
+    case 'create-access-entry': {
+      if (mode === 'CONFIG_MAP') {
+        effect('EKS rejects the call: access entries need API or API_AND_CONFIG_MAP mode');
+        break;
+      }
+      // The role's ARN without (or with another) IAM path names no role: EKS answers 400.
+      const real = refusedEntryArn(roleArnIndex(s), change.entry.principalArn);
+      if (real !== undefined) {
+        effect(
+          `EKS rejects the call (InvalidParameterException: the principal ARN is invalid): the role's ARN is ${real}, IAM path included`,
+        );
+        break;
+      }
+      if (addAccessEntry(s, change.entry))
+        effect(
+          `Access entry ${change.entry.type} for ${change.entry.principalArn} takes effect within seconds`,
+        );
+      break;
+    }
+    case 'update-access-entry':
+    case 'delete-access-entry':
+    case 'associate-access-policy':
+    case 'disassociate-access-policy': {
+      if (s.accessEntries.status !== 'ok') {
+        effect('access entries could not be read: the effect is unknown', true);
+        break;
+      }
+      const key = principalKey(change.principalArn);
+      const entries = s.accessEntries.data;
+      const found = entries.find((e) => principalKey(e.principalArn) === key);
+      if (!found) {
+        effect(`no access entry for ${change.principalArn}: EKS answers ResourceNotFoundException`);
+        break;
+      }
+      let next: AccessEntry[];
+      if (change.kind === 'delete-access-entry') {
+        next = entries.filter((e) => e !== found);
+        effect(
+          `The access entry for ${change.principalArn} and its ${found.accessPolicies.length} policy association(s) are deleted`,
+        );
+      } else if (change.kind === 'update-access-entry') {
+        next = entries.map((e) =>
+          e === found
+            ? {
+                ...e,
+                ...(change.username !== undefined ? { username: change.username } : {}),
+                ...(change.kubernetesGroups !== undefined
+                  ? { kubernetesGroups: change.kubernetesGroups }
+                  : {}),
+              }
+            : e,
+        );
+        effect(`The access entry for ${change.principalArn} is updated`);
+      } else if (change.kind === 'associate-access-policy') {
+        next = entries.map((e) =>
+          e === found
+            ? {
+                ...e,
+                accessPolicies: [
+                  ...e.accessPolicies.filter((p) => p.policyArn !== change.policy.policyArn),
+                  change.policy,
+                ],
+              }
+            : e,
+        );
+        effect(
+          `${change.policy.policyArn} is associated with ${change.principalArn} (${change.policy.accessScope.type} scope)`,
+        );
+      } else {
+        next = entries.map((e) =>
+          e === found
+            ? { ...e, accessPolicies: e.accessPolicies.filter((p) => p.policyArn !== change.policyArn) }
+            : e,
+        );
+        effect(`${change.policyArn} is disassociated from ${change.principalArn}`);
+      }
+      s.accessEntries = { status: 'ok', data: next };
+      break;
+    }
+    case 'set-auth-mode': {
+      const from = mode;
+      if (change.mode === from) {
+        effect(`The cluster already runs in ${from} mode: nothing changes`);
+        break;
+      }
+      if (MODE_ORDER[change.mode] < MODE_ORDER[from]) {
+        effect(`EKS rejects ${from} → ${change.mode}: authentication mode changes are one-way`);
+        break;
+      }
+      if (from === 'CONFIG_MAP' && change.mode === 'API') {
+        effect(
+          'A direct CONFIG_MAP → API switch may be rejected by EKS (unconfirmed); simulated as accepted',
+          true,
+        );
+      }
+      s.cluster = { ...s.cluster, authenticationMode: change.mode };
+      if (from === 'CONFIG_MAP') {
+        if (s.accessEntries.status === 'absent') s.accessEntries = { status: 'ok', data: [] };
+        effect(
+          `Access entries become available; existing node groups and Fargate profiles get none. Assumed ${MODE_SWITCH_BACK_FILL.assumed} Not assumed: ${MODE_SWITCH_BACK_FILL.other}`,
+          true,
+        );
+      }
+      if (change.mode === 'API')
+        effect('aws-auth is ignored from now on; only access entries authenticate. This cannot be undone.');
+      else
+        effect('Access entries take precedence over aws-auth for the same principal; aws-auth keeps working');
+      break;
+    }
+    case 'create-certificate-authority':
+    case 'activate-certificate-authority':
+      simulateCaChange(s, change, effect);
+      break;
+  }
+  return { after: s, effects, removedFromAwsAuth: removed };
+}

@@ -1,0 +1,10 @@
+/**
+ * The entry of `shared/core/rules/`: what code outside `shared/core` imports from this folder.
+ */
+export {
+  blindsTheMonitor,
+  clusterUnreadableFinding,
+  SOURCE_UNAVAILABLE,
+  storedSnapshotUnreadableFinding,
+} from './monitor-source-unavailable.ts';
+export { RULES } from './registry.ts';
