@@ -5,8 +5,8 @@
 /**
  * Fast path for the common shape of `mapRoles` / `mapUsers`.
  *
- * Why hand-written: a general YAML front end (the go-yaml v2 port, as the `yaml` package before
- * it) takes about a second for a 10,000-entry `mapRoles` (~1 MB; BENCHMARKS.md, engine section)
+ * Why hand-written: a general YAML reader (the go-yaml v2 port, like the `yaml` package of
+ * `bench/legacy-aws-auth/`) takes about a second for a 10,000-entry `mapRoles` (~1 MB; BENCHMARKS.md, engine section)
  * — 10 to 20 times the budget of the whole engine (parse + resolve + every rule in under 100 ms). Almost every aws-auth in the wild is written by
  * EKS, eksctl, Terraform or our own encoder and has one rigid shape, which a line scanner reads in
  * a few milliseconds.

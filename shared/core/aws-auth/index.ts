@@ -22,9 +22,9 @@
  *
  * YAML is read by `goyaml/`, a TypeScript port of gopkg.in/yaml.v2 2.4.0 (reader, scanner, parser,
  * resolver, decoder) and of sigs.k8s.io/yaml's JSON conversion, except for the common shape, which
- * the hand-written scanner of `fast-path.ts` reads with the same result. The former `yaml`-package
- * front end lives in `bench/legacy-aws-auth/`, for the benchmark's comparison only (the `yaml`
- * package is a dev dependency). Pure: no I/O, no clock; never throws.
+ * the hand-written scanner of `fast-path.ts` reads with the same result. A `yaml`-package
+ * reader in `bench/legacy-aws-auth/` serves the benchmark's comparison only (the `yaml` package
+ * is a dev dependency). Pure: no I/O, no clock; never throws.
  */
 
 export { encodeAwsAuth, formatRoleMappingYaml } from './encode.ts';

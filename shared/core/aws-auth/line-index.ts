@@ -1,9 +1,8 @@
 /**
  * Line and column of an offset into a data value, for issues and entry locations.
  *
- * Our own rather than the `yaml` package's `LineCounter`: that class was the last thing the
- * product imported from `yaml` (the YAML front end is the go-yaml port in `goyaml/`), and the
- * package costs ~113 KiB of the `onEksEvent` bundle (~250 KiB of the CLI's `assess` code) for
+ * Our own rather than the `yaml` package's `LineCounter`: the product reads YAML with the go-yaml
+ * port in `goyaml/` and imports nothing else from `yaml`, and the package costs ~113 KiB of the `onEksEvent` bundle (~250 KiB of the CLI's `assess` code) for
  * what is a sorted array and a binary search. Same results as `LineCounter.linePos`.
  */
 export class LineIndex {

@@ -59,8 +59,8 @@ function describeKeyLoss(key: AwsAuthKey, text: string): string {
 /**
  * The YAML front end that reads what the fast path does not. The product has one, `GO_YAML` (the
  * go-yaml v2 port, what the authenticator runs); the parameter exists so that the benchmark can
- * run the former `yaml`-package front end (`bench/legacy-aws-auth/`) through the same decoder
- * and compare the two (issue 9). Both throw `DecodeFailure` for a value go-yaml rejects whole.
+ * run a `yaml`-package reader (`bench/legacy-aws-auth/`) through the same decoder and compare
+ * the two. Both throw `DecodeFailure` for a value go-yaml rejects whole.
  */
 export interface YamlFront {
   /** `mapRoles` / `mapUsers`: the JSON-level tree sigs.k8s.io/yaml's `YAMLToJSON` produces. */
@@ -373,7 +373,7 @@ export function parseAwsAuthSlow(data: Record<string, string>): ParsedAwsAuth {
 
 /**
  * `parseAwsAuth` (fast path included) over another YAML front end. Not in `index.ts`: only the
- * benchmark calls it, with the former `yaml`-package front end of `bench/legacy-aws-auth/`.
+ * benchmark calls it, with the `yaml`-package reader of `bench/legacy-aws-auth/`.
  */
 export function parseAwsAuthWithFront(data: Record<string, string>, front: YamlFront): ParsedAwsAuth {
   return parseWith(data, true, front);
