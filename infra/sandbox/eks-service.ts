@@ -375,6 +375,7 @@ async function handle(deps: EksServiceDeps, req: IncomingMessage, res: ServerRes
     return;
   }
   const fault = runtime.takeFault('eks', operation, r.cluster);
+  if (fault?.hang) return runtime.record('eks', operation, r.cluster, 0);
   if (fault) {
     fail(new EksError(fault.status, fault.code ?? 'ServerException', fault.message ?? 'Injected fault'));
     return;

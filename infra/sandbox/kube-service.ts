@@ -131,6 +131,7 @@ async function handleKube(
     return;
   }
   const fault = runtime.takeFault('kube', operation, cluster.name);
+  if (fault?.hang) return runtime.record('kube', operation, cluster.name, 0);
   if (fault) {
     reply(fault.status, status(fault.status, fault.message ?? 'injected fault', fault.code));
     return;

@@ -146,6 +146,7 @@ async function handleQuery(
     return;
   }
   const fault = runtime.takeFault(service, action, undefined);
+  if (fault?.hang) return runtime.record(service, action, undefined, 0);
   if (fault) {
     fail(new QueryError(fault.status, fault.code ?? 'InternalFailure', fault.message ?? 'Injected fault'));
     return;

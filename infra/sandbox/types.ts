@@ -73,6 +73,11 @@ export interface SandboxFault {
   times?: number;
   /** Slack, status 429: the `Retry-After` header, seconds (default 1). */
   retryAfterSeconds?: number;
+  /**
+   * No reply at all (`status` unused): the connection stays open until the client gives up or the
+   * sandbox closes, as a call to an endpoint that stopped answering does. Recorded as status 0.
+   */
+  hang?: boolean;
 }
 
 /** One Slack Web API call as the sandbox answered it. */

@@ -203,7 +203,7 @@ export class DeadlineExceededError extends AwsApiError {
   }
 }
 
-function deadlineSignal(deadline: Deadline | undefined): AbortSignal | undefined {
+export function deadlineSignal(deadline: Deadline | undefined): AbortSignal | undefined {
   if (deadline === undefined) return undefined;
   if (typeof deadline !== 'number') return deadline;
   // Whole milliseconds: `AbortSignal.timeout` throws a RangeError for a fractional delay, and a

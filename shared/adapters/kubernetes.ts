@@ -46,7 +46,7 @@ import type {
   KubeReader,
   Lookup,
 } from '../ports.ts';
-import { type Deadline, deadlinePassed } from './aws-clients.ts';
+import { type Deadline, deadlinePassed, deadlineSignal } from './aws-clients.ts';
 import { retryWithBackoff } from './concurrency.ts';
 import type { EksTokenProvider } from './kube-token.ts';
 import {
@@ -294,15 +294,18 @@ export function createKubeReader(options: KubeReaderOptions): KubeReader {
   };
 
   /**
-   * Per-request timeout (the client has none of its own) and the verifying agent. Object-API
-   * options take observable middleware; `pre` runs after the library set its own agent.
+   * Per-request timeout (the client has none of its own), cut short by the deadline so that no
+   * request is still waiting on a reply when the invocation's time is up, and the verifying agent.
+   * Object-API options take observable middleware; `pre` runs after the library set its own agent.
    */
   const requestOptions = (cluster: KubeClusterRef): ConfigurationOptions<ObservableMiddleware> => ({
     middleware: [
       {
         pre: (context: RequestContext) => {
           context.setAgent(agentOf(cluster));
-          context.setSignal(AbortSignal.timeout(requestTimeoutMs));
+          const timeout = AbortSignal.timeout(requestTimeoutMs);
+          const atDeadline = deadlineSignal(options.deadline);
+          context.setSignal(atDeadline === undefined ? timeout : AbortSignal.any([timeout, atDeadline]));
           return new Observable(Promise.resolve(context));
         },
         post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
@@ -351,6 +354,17 @@ export function createKubeReader(options: KubeReaderOptions): KubeReader {
       );
     } catch (error) {
       if (error instanceof CollectionError) throw error;
+      if (deadlinePassed(options.deadline) && isAbort(error)) {
+        throw new KubernetesApiError(`${request.label} on cluster ${cluster.clusterName}: deadline reached`, {
+          code: 'timeout',
+          service: 'kubernetes',
+          operation: request.label,
+          cluster: cluster.clusterName,
+          cause: error,
+          verb: request.verb,
+          resource: request.resource,
+        });
+      }
       throw toKubernetesApiError(error, cluster.clusterName, request);
     }
   }

@@ -20,12 +20,16 @@ export interface OutgoingRequest {
   startedAt: number;
   /** `performance.now()` when its last byte went to the socket; undefined while (or if never) written. */
   writtenAt?: number;
+  /** `performance.now()` when it closed (answered, aborted or destroyed); undefined while open. */
+  closedAt?: number;
 }
 
 export interface OutgoingRequests {
   readonly requests: readonly OutgoingRequest[];
   /** Requests started or written after `at` (`performance.now()`). */
   sentAfter(at: number): OutgoingRequest[];
+  /** Requests started by `at` and not closed by then: a call still waiting on its reply. */
+  openAt(at: number): OutgoingRequest[];
   stop(): void;
 }
 
@@ -44,11 +48,16 @@ export function watchOutgoingRequests(): OutgoingRequests {
     request.once('finish', () => {
       seen.writtenAt = performance.now();
     });
+    request.once('close', () => {
+      seen.closedAt = performance.now();
+    });
   };
   subscribe(CHANNEL, onStart);
   return {
     requests,
     sentAfter: (at) => requests.filter((r) => r.startedAt > at || (r.writtenAt ?? at) > at),
+    openAt: (at) =>
+      requests.filter((r) => r.startedAt <= at && (r.closedAt === undefined || r.closedAt > at)),
     stop: () => unsubscribe(CHANNEL, onStart),
   };
 }
