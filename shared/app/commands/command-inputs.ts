@@ -7,7 +7,7 @@
 
 import { mapLimit } from '../../core/concurrency.ts';
 import type { ClusterId, ClusterSnapshot, Severity } from '../../core/model.ts';
-import { type ExitIntent, type Unreadable, unreadableLine } from '../../core/render/index.ts';
+import { type ExitIntent, targetLabel, type Unreadable, unreadableLine } from '../../core/render/index.ts';
 import { safeErrorMessage } from '../../errors.ts';
 import type { CaptureDeps, CaptureTarget, SnapshotStore } from '../../ports.ts';
 import { captureSnapshot } from '../capture-snapshot.ts';
@@ -71,12 +71,6 @@ export function liveOf(ports: CommandPorts): LiveCapture {
   return ports.live;
 }
 
-function label(target: { region: string; clusterName?: string }): string {
-  return target.clusterName === undefined
-    ? `Region ${target.region}`
-    : `cluster ${target.clusterName} (${target.region})`;
-}
-
 /** The snapshot a command works on: read from its file, or captured live (exit 2 when it cannot be). */
 export async function obtainSnapshot(
   ports: CommandPorts,
@@ -87,7 +81,7 @@ export async function obtainSnapshot(
   const deps = await liveOf(ports).captureDeps();
   const target = { region: source.region, clusterName: source.clusterName };
   try {
-    return { snapshot: await captureSnapshot(deps, target), where: label(target) };
+    return { snapshot: await captureSnapshot(deps, target), where: targetLabel(target) };
   } catch (error) {
     throw new CommandInputError(unreadableLine({ ...target, error: safeErrorMessage(error) }), {
       cause: error,

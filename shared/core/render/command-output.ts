@@ -104,7 +104,7 @@ function joinedSections(options: OutputOptions, sections: readonly FindingsSecti
 }
 
 /** `cluster prod (eu-west-1)` or `Region eu-west-1`. */
-function label(target: { region: string; clusterName?: string }): string {
+export function targetLabel(target: { region: string; clusterName?: string }): string {
   return target.clusterName === undefined
     ? `Region ${target.region}`
     : `cluster ${target.clusterName} (${target.region})`;
@@ -112,7 +112,7 @@ function label(target: { region: string; clusterName?: string }): string {
 
 /** One line for a cluster or Region that could not be read (stderr, and the report's last section). */
 export function unreadableLine(u: Unreadable): string {
-  return `${label(u)} could not be read: ${u.error}`;
+  return `${targetLabel(u)} could not be read: ${u.error}`;
 }
 
 /** One line for changes of a plan that no snapshot was given for (stderr, and the plan's notes). */

@@ -12,6 +12,7 @@ export {
   renderRuleCatalog,
   reportSummaryLine,
   type ToolInfo,
+  targetLabel,
   uncheckedLine,
   unreadableLine,
 } from './command-output.ts';
