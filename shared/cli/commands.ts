@@ -68,7 +68,7 @@ async function runUseCase(
   args: FileOrLiveArgs,
   io: CliIo,
   ports: CommandPorts,
-): Promise<{ result: CommandResult; format: OutputFormat }> {
+): Promise<{ result: CommandResult; format: OutputFormat | 'html' }> {
   switch (args.kind) {
     case 'rules': {
       const { rulesCommand } = await import('../app/commands/rules-command.ts');
@@ -134,7 +134,7 @@ function stderrLines(result: CommandResult): string[] {
 }
 
 /** Whether the output carries the `tool` stamp (JSON reports, the HTML page) or is a findings report. */
-function stampsTool(result: CommandResult, format: OutputFormat): boolean {
+function stampsTool(result: CommandResult, format: OutputFormat | 'html'): boolean {
   switch (result.kind) {
     case 'findings':
     case 'compare':
@@ -186,11 +186,19 @@ export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<numbe
     if (io.stderrIsTTY === true)
       io.stderr(`${result.written.length} snapshot(s) written in ${progress.since()} s\n`);
   }
-  const rendered = await renderCommandResult(result, {
+  const tool = toolInfo(stampsTool(result, format) ? await readVersion(io) : 'unknown');
+  if (format === 'html') {
+    if (result.kind !== 'report') throw new Error(`${result.kind} has no HTML form`);
+    // Loaded here: the page and its layout library serve only --format html.
+    const { renderReportPage } = await import('../core/render/report-page.ts');
+    await emitReport(io, args.kind === 'report' ? args.out : undefined, renderReportPage(result, tool));
+    return exitCode(result.exit, args.failOn);
+  }
+  const rendered = renderCommandResult(result, {
     format,
     color: useColor(io, args),
     ...(args.maxChars === undefined ? {} : { maxChars: args.maxChars }),
-    tool: toolInfo(stampsTool(result, format) ? await readVersion(io) : 'unknown'),
+    tool,
   });
   if (!rendered.ok) throw new CliError(rendered.reason);
   if (args.kind === 'report') await emitReport(io, args.out, rendered.text);

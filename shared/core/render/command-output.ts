@@ -1,8 +1,8 @@
 /**
  * A CLI command's result (command-result.ts) as the text it prints: text, Markdown, JSON (with the
- * `tool` stamp as its first key), the HTML page of `report`, or a migration plan's own formats.
- * The one place where a command's output is laid out; the use cases return data only. Pure, save
- * for loading the HTML page's renderer when it is asked for.
+ * `tool` stamp as its first key), or a migration plan's own formats.
+ * The one place where a command's output is laid out (with report-page.ts for `report --format
+ * html`); the use cases return data only. Pure.
  */
 import {
   migrationAwsCli,
@@ -33,8 +33,11 @@ export interface ToolInfo {
   snapshotSchemaVersion: number;
 }
 
-/** Every format a command writes: findings' formats, `report`'s page, `migrate`'s plan formats. */
-export type OutputFormat = RenderFormat | 'html' | 'terraform' | 'aws-cli';
+/**
+ * Every format a command writes here: findings' formats and `migrate`'s plan formats. `report`'s
+ * HTML page is report-page.ts, loaded only for it (its layout library is large).
+ */
+export type OutputFormat = RenderFormat | 'terraform' | 'aws-cli';
 
 export interface OutputOptions {
   format: OutputFormat;
@@ -252,22 +255,12 @@ export function reportSummaryLine(
   }; findings (assessments and what-ifs): ${bySeverity === '' ? 'none' : bySeverity}`;
 }
 
-async function renderReport(
+function renderReport(
   options: OutputOptions,
   regions: readonly string[],
   clusters: readonly ReportedCluster[],
   unreadable: readonly Unreadable[],
-): Promise<string> {
-  if (options.format === 'html') {
-    // Loaded here: the page and its layout library serve only --format html.
-    const { renderHtmlReport } = await import('./html-report.ts');
-    return renderHtmlReport({
-      title: 'EKS authentication report',
-      tool: options.tool,
-      clusters: clusters.map((r) => ({ snapshot: r.snapshot, findings: r.findings, whatIf: r.whatIf })),
-      unreadable: unreadable.map(unreadableLine),
-    });
-  }
+): string {
   if (options.format === 'json') {
     const json = {
       regions,
@@ -371,10 +364,7 @@ export function renderRuleCatalog(rules: readonly CatalogRule[], format: RenderF
 // ---------------------------------------------------------------------------------------------
 
 /** What a command prints on stdout for its result. */
-export async function renderCommandResult(
-  result: CommandResult,
-  options: OutputOptions,
-): Promise<RenderedOutput> {
+export function renderCommandResult(result: CommandResult, options: OutputOptions): RenderedOutput {
   const json = options.format === 'json';
   const markdown = options.format === 'markdown';
   switch (result.kind) {
@@ -475,7 +465,7 @@ export async function renderCommandResult(
           : result.written.map((w) => `${w.region}/${w.cluster}: ${w.path}\n`).join(''),
       );
     case 'report':
-      return ok(await renderReport(options, result.regions, result.clusters, result.unreadable));
+      return ok(renderReport(options, result.regions, result.clusters, result.unreadable));
     case 'demo':
       return ok(renderDemo(options, result.scenarios));
     case 'rules':
