@@ -186,6 +186,7 @@ export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<numbe
     if (io.stderrIsTTY === true)
       io.stderr(`${result.written.length} snapshot(s) written in ${progress.since()} s\n`);
   }
+  // package.json is read only for an output that shows the version: an unreadable one fails no other.
   const tool = toolInfo(stampsTool(result, format) ? await readVersion(io) : 'unknown');
   if (format === 'html') {
     if (result.kind !== 'report') throw new Error(`${result.kind} has no HTML form`);
