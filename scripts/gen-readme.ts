@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { renderRuleCatalog } from '../shared/cli/rules-catalog.ts';
+import { renderRuleCatalog } from '../shared/core/render/index.ts';
 import { RULES } from '../shared/core/rules/registry.ts';
 
 export const README = join(import.meta.dirname, '..', 'README.md');

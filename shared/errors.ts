@@ -9,10 +9,10 @@
  * Pure (no import at all), so the core, the use cases, the adapters and the handlers may use it.
  * The adapters keep only the converters from SDK/HTTP errors to these classes.
  *
- * Use-case errors that carry a use case's own result stay next to it and extend `SentinelError`:
- * `ScheduleError` (schedule-clusters.ts), `DeliveryError` (deliver-alerts.ts),
- * `ReportRequestError` (build-report.ts), `EventProcessingError` (handle-eks-event.ts),
- * `ConfigError` (config.ts), `SimulationError` (core/predict/simulate.ts), `CliError` (cli/errors.ts),
+ * Use-case errors extend `SentinelError` in shared/app/errors.ts: `ScheduleError`, `DeliveryError`,
+ * `ReportRequestError`, `EventProcessingError`, `ConfigError`, `CommandInputError` (a CLI
+ * command's input; `CliError`, cli/errors.ts, extends it); elsewhere `SimulationError`
+ * (core/predict/simulate.ts),
  * `WiringError` and `WorkItemError` (functions/).
  */
 

@@ -4,7 +4,7 @@
  * path) and the report function's direct-invoke request. The event records themselves are parsed
  * by `shared/core/events/cloudtrail.ts`.
  */
-import type { ReportRequest } from '../../shared/app/build-report.ts';
+import type { ReportRequest } from '../../shared/app/commands/report-command.ts';
 import { ReportRequestError } from '../../shared/app/errors.ts';
 import { REGION_CODE } from '../../shared/core/model.ts';
 import * as z from '../../shared/core/zod-mini.ts';

@@ -86,3 +86,22 @@ export class ScheduleError extends SentinelError {
     super(message);
   }
 }
+
+/**
+ * A CLI command's input that the user can fix (a file that is not what the command needs, a
+ * change that names nothing in the snapshot, a cluster that cannot be read): one line on stderr
+ * naming `where`, and exit 2 unless `exitCode` says otherwise.
+ */
+export class CommandInputError extends SentinelError {
+  override readonly name: string = 'CommandInputError';
+  readonly code = 'usage';
+  /** Where the problem is: a file, a JSON path, a line:column, the option to look at. */
+  readonly where: string | undefined;
+  readonly exitCode: number;
+
+  constructor(message: string, options: { where?: string; exitCode?: number; cause?: unknown } = {}) {
+    super(message, options);
+    this.where = options.where;
+    this.exitCode = options.exitCode ?? 2;
+  }
+}

@@ -4,7 +4,11 @@
  * mistake is a `CliError` with one clear line.
  */
 import { parseArgs } from 'node:util';
-import { AUTHENTICATION_MODES, type AuthenticationMode, isRegionCode } from '../core/model.ts';
+import type { SnapshotSource } from '../app/commands/command-inputs.ts';
+import type { SnapshotDestination } from '../app/commands/snapshot-command.ts';
+import type { WhatIfRequest } from '../app/commands/whatif-command.ts';
+import type { PlanSnapshotSource } from '../app/commands/whatif-plan-command.ts';
+import { AUTHENTICATION_MODES, isRegionCode } from '../core/model.ts';
 import {
   type MigrateFormat,
   RENDER_FORMATS,
@@ -36,26 +40,7 @@ export interface CommonArgs {
   debug: boolean;
 }
 
-export type WhatIfRequest =
-  | { option: 'delete-nodegroup'; value: string }
-  | { option: 'delete-fargate-profile'; value: string }
-  | { option: 'delete-access-entry'; value: string }
-  | { option: 'delete-role'; value: string }
-  | { option: 'auth-mode'; value: AuthenticationMode }
-  | { option: 'event'; value: string };
-
-/** Where `whatif --terraform-plan` reads the clusters: one snapshot, or live (the plan's clusters by default). */
-export type PlanSnapshotSource =
-  | { kind: 'file'; path: string }
-  | { kind: 'live'; clusterNames: string[] | undefined; region: string };
-
-/** Where a command's snapshot comes from: a file, or a live capture of one cluster. */
-export type SnapshotSource =
-  | { kind: 'file'; path: string }
-  | { kind: 'live'; clusterName: string; region: string };
-
-/** Where `snapshot` writes: one file (`-` is stdout), or the local directory store. */
-export type SnapshotDestination = { kind: 'file'; path: string } | { kind: 'store'; dir: string | undefined };
+export type { PlanSnapshotSource, SnapshotDestination, SnapshotSource, WhatIfRequest };
 
 export type ParsedArgs =
   | { kind: 'help'; command?: CommandName }

@@ -1,26 +1,18 @@
 /**
  * The CLI's one error type: something the user can fix (bad usage, a missing or malformed file).
- * It becomes one line on stderr, `eks-auth-sentinel: <what> (<where>)`, and exit code 2.
- * Anything else that escapes is an internal error (exit 3).
+ * It becomes one line on stderr, `eks-auth-sentinel: <what> (<where>)`, and exit code 2. The use
+ * cases (shared/app/commands/) throw its base class, `CommandInputError`, for the same kind of
+ * problem; anything else that escapes is an internal error (exit 3).
  */
-import { SentinelError } from '../errors.ts';
+import { CommandInputError } from '../app/errors.ts';
 
-export class CliError extends SentinelError {
-  override readonly name = 'CliError';
-  readonly code = 'usage';
-  /** Where the problem is: a file, a JSON path, a line:column, the option to look at. */
-  readonly where: string | undefined;
-  readonly exitCode: number;
-
-  constructor(message: string, options: { where?: string; exitCode?: number; cause?: unknown } = {}) {
-    super(message, options);
-    this.where = options.where;
-    this.exitCode = options.exitCode ?? 2;
-  }
+export class CliError extends CommandInputError {
+  override readonly name: string = 'CliError';
 }
 
-export function isCliError(error: unknown): error is CliError {
-  return error instanceof CliError;
+/** A usage or input error of the CLI or of a command's use case. */
+export function isCliError(error: unknown): error is CommandInputError {
+  return error instanceof CommandInputError;
 }
 
 /** `eks-auth-sentinel: what (where)` on one line, control characters removed, length bounded. */

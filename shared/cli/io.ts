@@ -1,21 +1,9 @@
-import type { ClusterId } from '../core/model.ts';
-import type { CaptureDeps, SnapshotStore } from '../ports.ts';
+import type { LiveCapture, LocalSnapshotStore } from '../app/commands/command-inputs.ts';
 
-/** A snapshot store in a local directory (shared/adapters/file-store.ts). */
-export interface LocalSnapshotStore extends SnapshotStore {
-  /** Where the snapshot of `key` is (or will be) written. */
-  pathOf(key: ClusterId): string;
-}
+export type { LocalSnapshotStore };
 
 /** What the live commands (snapshot, report, --cluster) need besides the rest of `CliIo`. */
-export interface LiveIo {
-  /** Readers over the user's credentials and endpoints; called once per command. */
-  captureDeps(): Promise<CaptureDeps>;
-  /** The local snapshot store in `dir` (undefined: the default, .sentinel/snapshots); may load it first. */
-  snapshotStore(dir: string | undefined): LocalSnapshotStore | Promise<LocalSnapshotStore>;
-  /** Writes a whole file or nothing (temporary file + rename). */
-  writeFileAtomic(path: string, text: string): Promise<void>;
-}
+export type LiveIo = LiveCapture;
 
 /** What the CLI needs from the outside world; `createNodeIo` (node-io.ts) is the real one. */
 export interface CliIo {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assessWithWhatIfs } from '../../shared/app/build-report.ts';
+import { assessWithWhatIfs } from '../../shared/app/commands/report-command.ts';
 import type { ClusterSnapshot, ComputeNode } from '../../shared/core/model.ts';
 import { whatIfTerraformPlan } from '../../shared/core/plan/index.ts';
 import { deletionChanges } from '../../shared/core/predict/change.ts';

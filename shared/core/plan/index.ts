@@ -8,7 +8,7 @@
 import type { ClusterRef, ClusterSnapshot, Finding } from '../model.ts';
 import { clusterRefOf } from '../model.ts';
 import type { SimulationEffect } from '../predict/simulate.ts';
-import type { PlanStep, PlanUnknown, StepCluster } from './plan-steps.ts';
+import type { PlanStep, PlanUnknown, StepCluster, TranslatedPlan } from './plan-steps.ts';
 import type { TerraformPlan } from './schema.ts';
 import { createRedactor } from './sensitive.ts';
 import { simulateSteps } from './simulate-steps.ts';
@@ -41,7 +41,11 @@ export interface PlanWhatIfResult {
 
 /** The cluster names the plan's auth-relevant changes name, sorted: what to read live. */
 export function planClusterNames(plan: TerraformPlan): string[] {
-  const t = translatePlan(plan.resourceChanges);
+  return translatedClusterNames(translatePlan(plan.resourceChanges));
+}
+
+/** `planClusterNames` of a plan already translated. */
+export function translatedClusterNames(t: TranslatedPlan): string[] {
   const names = new Set<string>();
   for (const x of [...t.steps, ...t.unknowns]) if (x.cluster.kind === 'named') names.add(x.cluster.name);
   return [...names].sort();
@@ -91,7 +95,20 @@ export function whatIfTerraformPlan(
   plan: TerraformPlan,
   snapshots: readonly ClusterSnapshot[],
 ): PlanWhatIfResult {
-  const t = translatePlan(plan.resourceChanges);
+  return whatIfTranslatedPlan(plan, translatePlan(plan.resourceChanges), snapshots);
+}
+
+/** Whether a translated plan changes anything authentication depends on. */
+export function isAuthRelevant(t: TranslatedPlan): boolean {
+  return t.steps.length + t.unknowns.length + t.notes.length > 0;
+}
+
+/** `whatIfTerraformPlan` of a plan already translated (`translatePlan(plan.resourceChanges)`). */
+export function whatIfTranslatedPlan(
+  plan: TerraformPlan,
+  t: TranslatedPlan,
+  snapshots: readonly ClusterSnapshot[],
+): PlanWhatIfResult {
   const names = snapshots.map((s) => s.clusterName);
   const all = [...t.steps, ...t.unknowns];
   const perCluster = new Map<string, { steps: PlanStep[]; unknowns: PlanUnknown[] }>(
@@ -147,7 +164,7 @@ export function whatIfTerraformPlan(
       .map((n) => `${n.address}: ${n.text}${n.cluster === undefined ? '' : ` (cluster ${n.cluster})`}`),
   ];
   return createRedactor(plan.resourceChanges).redact({
-    relevant: t.steps.length + t.unknowns.length + t.notes.length > 0,
+    relevant: isAuthRelevant(t),
     clusters,
     unmatched: [...unmatched].map(([cluster, addresses]) => ({ cluster, addresses: [...addresses].sort() })),
     notes: planNotes,

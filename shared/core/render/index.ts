@@ -1,13 +1,45 @@
-/** Renderers of findings: text (terminal, e-mail), Markdown, JSON. Pure. */
-import type { Finding, Remediation } from '../model.ts';
-import type { RenderFormat } from './formats.ts';
-import { renderJson } from './json.ts';
-import type { RenderOptions } from './layout.ts';
-import { renderFixMarkdown, renderMarkdown } from './markdown.ts';
-import { renderFixText, renderText } from './text.ts';
+/**
+ * Renderers of findings (text for the terminal and e-mail, Markdown, JSON), of the alerts (Slack,
+ * SNS), and of a CLI command's result (command-output.ts; the HTML report is loaded only for it).
+ * Pure.
+ */
 
-export { RENDER_FORMATS, type RenderFormat } from './formats.ts';
-export { findingToJson, type JsonReport, renderJson, toJsonReport } from './json.ts';
+export {
+  type OutputFormat,
+  type OutputOptions,
+  type RenderedOutput,
+  renderCommandResult,
+  renderRuleCatalog,
+  reportSummaryLine,
+  type ToolInfo,
+  targetLabel,
+  uncheckedLine,
+  unreadableLine,
+} from './command-output.ts';
+export type {
+  AssessedCluster,
+  CatalogRule,
+  CommandResult,
+  DemoEntry,
+  DemoScenario,
+  ExitIntent,
+  FindingsSection,
+  PodIdentityPlan,
+  ReportedCluster,
+  Unreadable,
+  WhatIfReport,
+} from './command-result.ts';
+export { severitiesOf } from './command-result.ts';
+export { renderFindings, renderFixSection } from './findings.ts';
+export {
+  MIGRATE_FORMATS,
+  type MigrateFormat,
+  RENDER_FORMATS,
+  REPORT_FORMATS,
+  type RenderFormat,
+  type ReportFormat,
+} from './formats.ts';
+export { findingToJson, fitJsonReport, type JsonReport, renderJson, toJsonReport } from './json.ts';
 export {
   compareFindings,
   countBySeverity,
@@ -17,32 +49,10 @@ export {
   type SeverityCounts,
   sortFindings,
   summaryLine,
+  wrap,
 } from './layout.ts';
 export { escapeMarkdown, inlineCode, renderMarkdown } from './markdown.ts';
-export { renderText } from './text.ts';
-
-/** A fix section outside the findings, for text and Markdown (JSON carries it as data). */
-export function renderFixSection(format: 'text' | 'markdown', heading: string, r: Remediation): string {
-  return format === 'text' ? renderFixText(heading, r) : renderFixMarkdown(heading, r);
-}
-
-/** Renders in the given format. */
-export function renderFindings(
-  format: RenderFormat,
-  findings: readonly Finding[],
-  options: RenderOptions = {},
-): string {
-  switch (format) {
-    case 'text':
-      return renderText(findings, options);
-    case 'markdown':
-      return renderMarkdown(findings, options);
-    case 'json':
-      return renderJson(findings, options);
-  }
-}
-export { MIGRATE_FORMATS, type MigrateFormat, REPORT_FORMATS, type ReportFormat } from './formats.ts';
-export { wrap } from './layout.ts';
+export { type ReportMarkdownCluster, renderReportMarkdown } from './report-markdown.ts';
 export {
   renderSlackMessages,
   renderSlackSingleMessage,
@@ -50,3 +60,4 @@ export {
   type SlackRenderOptions,
 } from './slack.ts';
 export { renderSnsMessage, renderSnsMessages, type SnsMessage, type SnsRenderOptions } from './sns.ts';
+export { renderText } from './text.ts';

@@ -125,18 +125,23 @@ function stringify(report: JsonReport): string {
  * findings that fits (best effort below ~400 characters, where even an empty report may not fit).
  */
 export function renderJson(findings: readonly Finding[], options: RenderOptions = {}): string {
+  return stringify(fitJsonReport(findings, options));
+}
+
+/** The report as data, cut to the findings that fit `options.maxChars` once written (renderJson's text). */
+export function fitJsonReport(findings: readonly Finding[], options: RenderOptions = {}): JsonReport {
   const sorted = sortFindings(findings);
   const all = sorted.map(findingToJson);
-  const full = stringify(buildReport(sorted, all, options));
+  const full = buildReport(sorted, all, options);
   const limit = options.maxChars;
-  if (limit === undefined || full.length <= limit) return full;
-  const withFirst = (k: number) => stringify(buildReport(sorted, all.slice(0, k), options));
+  if (limit === undefined || stringify(full).length <= limit) return full;
+  const withFirst = (k: number) => buildReport(sorted, all.slice(0, k), options);
   // Largest k that fits; the length grows with k (save for the last step, handled above).
   let lo = 0;
   let hi = all.length - 1;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
-    if (withFirst(mid).length <= limit) lo = mid;
+    if (stringify(withFirst(mid)).length <= limit) lo = mid;
     else hi = mid - 1;
   }
   return withFirst(lo);

@@ -3,7 +3,7 @@
  * schema's `safeParse` returns as `data` for a valid snapshot — a copy, each object's keys in
  * schema order — and undefined for anything else, and for what it leaves to zod: a `__proto__`
  * key in a record (zod drops it), an object that JSON.parse cannot make (another prototype, symbol
- * keys). The CLI (shared/cli/inputs.ts) loads the zod schema (`validateSnapshot`,
+ * keys). The CLI's input decoder (shared/app/commands/decode-input.ts) loads the zod schema (`validateSnapshot`,
  * snapshot-schema.ts) only then, for the error messages: a start that reads a valid snapshot pays
  * neither for loading zod and building the schema nor for zod's first parse (≈ 30 ms).
  *

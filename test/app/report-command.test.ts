@@ -3,10 +3,10 @@ import {
   assessWithWhatIfs,
   buildReport,
   type ClusterReport,
-  renderReportMarkdown,
-} from '../../shared/app/build-report.ts';
+} from '../../shared/app/commands/report-command.ts';
 import { ReportRequestError } from '../../shared/app/errors.ts';
 import { deletionChanges } from '../../shared/core/predict/change.ts';
+import { renderReportMarkdown } from '../../shared/core/render/index.ts';
 import { MONITOR } from '../support/app-harness.ts';
 import { createFakeCluster } from '../support/fake-cluster.ts';
 import { createFakeSnapshotStore } from '../support/monitor.ts';
