@@ -59,7 +59,7 @@ import type {
 import { captureSnapshot } from './capture-snapshot.ts';
 import { EventInProgressError, EventProcessingError } from './errors.ts';
 import { type FannedOutCluster, handleAccountChange } from './handle-account-event.ts';
-import { kubeClusterRef, refreshVolatile, settle } from './read-sources.ts';
+import { awaitRead, kubeClusterRef, refreshVolatile } from './read-sources.ts';
 import { IN_PROGRESS_MARGIN_MS } from './run-snapshot.ts';
 
 export interface HandleEksEventDeps {
@@ -241,18 +241,18 @@ export async function handleEksEvent(
   // Round 1: everything independent at once, each read bounded by the one deadline. The claim
   // decides whether the reads are used.
   const [claimed, previous, described, awsAuthCached, entries] = await Promise.all([
-    settle(
+    awaitRead(
       deps.idempotency.claim(idempotencyKey, {
         inProgressUntil: deadlineAt + IN_PROGRESS_MARGIN_MS,
         ttlSeconds: deps.idempotencyTtlSeconds,
       }),
     ),
-    settle(byDeadline(deps.snapshots.latest(key), readsUntil, eksRead('GetObject (stored snapshot)'))),
-    settle(byDeadline(eks.describeCluster(clusterName), readsUntil, eksRead('DescribeCluster'))),
+    awaitRead(byDeadline(deps.snapshots.latest(key), readsUntil, eksRead('GetObject (stored snapshot)'))),
+    awaitRead(byDeadline(eks.describeCluster(clusterName), readsUntil, eksRead('DescribeCluster'))),
     cachedRef === undefined
       ? Promise.resolve(undefined)
-      : settle(byDeadline(deps.kube.awsAuth(cachedRef), readsUntil, awsAuthRead)),
-    settle(byDeadline(eks.accessEntries(clusterName), readsUntil, eksRead('ListAccessEntries'))),
+      : awaitRead(byDeadline(deps.kube.awsAuth(cachedRef), readsUntil, awsAuthRead)),
+    awaitRead(byDeadline(eks.accessEntries(clusterName), readsUntil, eksRead('ListAccessEntries'))),
   ]);
   if (!claimed.ok) throw claimed.error;
   if (claimed.value === 'completed') {
@@ -290,7 +290,7 @@ export async function handleEksEvent(
       const awsAuth =
         awsAuthCached !== undefined && cachedRef !== undefined && sameRef(cachedRef, ref)
           ? awsAuthCached
-          : await settle(byDeadline(deps.kube.awsAuth(ref), readsUntil, awsAuthRead));
+          : await awaitRead(byDeadline(deps.kube.awsAuth(ref), readsUntil, awsAuthRead));
       ({ snapshot: before, staleSources } = refreshVolatile(
         stored,
         { cluster, awsAuth, accessEntries: entries },

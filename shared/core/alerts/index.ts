@@ -11,7 +11,7 @@ export {
   type Notice,
   type PendingNotice,
   planAlerts,
-  settleDeliveries,
+  recordDeliveries,
 } from './lifecycle.ts';
 export {
   recordsToKeep,

@@ -4,7 +4,7 @@
  */
 import { INVISIBLE_FORMAT } from '../quote/unicode.ts';
 import { resolve, STR_TAG } from './goyaml/resolve.ts';
-import type { AwsAuthMappings, RoleMapping, UserMapping } from './parse-result.ts';
+import type { AwsAuthMappings, RoleMapping, SsoMatcher, UserMapping } from './parse-result.ts';
 
 function isYamlPrintable(cp: number): boolean {
   // libyaml `is_printable` as go-yaml v2 implements it (4-byte UTF-8 counts as not printable),
@@ -138,10 +138,52 @@ function userLines(u: Omit<UserMapping, 'location'>): string[] {
  */
 export function encodeAwsAuth(m: AwsAuthMappings): Record<string, string> {
   const out: Record<string, string> = {};
-  if (m.roles.length > 0) out.mapRoles = m.roles.map((r) => listItem(roleLines(r, ''))).join('');
+  if (m.roles.length > 0) out.mapRoles = encodeMapRoles(m.roles).text as string;
   if (m.users.length > 0) out.mapUsers = m.users.map((u) => listItem(userLines(u))).join('');
   if (m.accounts.length > 0) out.mapAccounts = m.accounts.map((a) => `- ${yamlScalar(a)}\n`).join('');
   return out;
+}
+
+/**
+ * `mapRoles` as `encodeAwsAuth` writes it (undefined for no roles), with the mappings a parse of
+ * that text gives back: the same roles, each located where the encoder put it (every scalar is
+ * written on one line, so an entry's first line is known from the line counts before it; its
+ * first key is at column 3, after `- `). Undefined mappings when a role is not valid (no rolearn
+ * and no sso, or both): the parser drops it with an issue, so only a parse of the text says what
+ * comes back. For a simulated write, which reads its mappings from here instead of parsing the
+ * text it just wrote (the encode/parse property test holds the two equal).
+ */
+export function encodeMapRoles(roles: ReadonlyArray<Omit<RoleMapping, 'location'>>): {
+  text: string | undefined;
+  mappings: RoleMapping[] | undefined;
+} {
+  if (roles.length === 0) return { text: undefined, mappings: [] };
+  let text = '';
+  let line = 1;
+  let mappings: RoleMapping[] | undefined = [];
+  roles.forEach((r, index) => {
+    const lines = roleLines(r, '');
+    text += listItem(lines);
+    const arn = r.rolearn !== undefined && r.rolearn !== '';
+    if (arn === (r.sso !== undefined)) mappings = undefined;
+    else if (mappings !== undefined)
+      mappings.push(locatedRole(r, { dataKey: 'mapRoles', index, line, column: 3 }));
+    line += lines.length;
+  });
+  return { text, mappings };
+}
+
+/** A role as the parser returns it (its fields in the parser's order, `toMapping` in entry-memo.ts). */
+function locatedRole(r: Omit<RoleMapping, 'location'>, location: RoleMapping['location']): RoleMapping {
+  const role: RoleMapping = { username: r.username, groups: r.groups, location };
+  if (r.rolearn !== undefined && r.rolearn !== '') role.rolearn = r.rolearn;
+  if (r.sso !== undefined) {
+    const sso: SsoMatcher = { permissionSetName: r.sso.permissionSetName, accountID: r.sso.accountID };
+    if (r.sso.partition !== undefined && r.sso.partition !== '') sso.partition = r.sso.partition;
+    role.sso = sso;
+  }
+  if (r.userid !== undefined && r.userid !== '') role.userid = r.userid;
+  return role;
 }
 
 /**

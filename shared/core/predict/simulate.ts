@@ -16,7 +16,7 @@ import {
 } from '../access/resolve.ts';
 import { refusedEntryArn, roleArnIndex } from '../access/role-arn.ts';
 import {
-  encodeAwsAuth,
+  encodeMapRoles,
   type ParsedAwsAuth,
   parseAwsAuthShared,
   type RoleMapping,
@@ -43,6 +43,27 @@ export interface Simulation {
   effects: SimulationEffect[];
   /** Roles (principalKey) EKS removes from aws-auth as part of the change. */
   removedFromAwsAuth: string[];
+  /**
+   * The parse of `after`'s aws-auth (an ok source), when known without parsing its text: the
+   * parse handed in when the change left aws-auth as it was, the edited mappings when EKS rewrote
+   * mapRoles (`encodeMapRoles`). Undefined otherwise (with a draft, or an edit only a parse of the
+   * written text can tell): an analysis then parses the text.
+   */
+  awsAuth?: ParsedAwsAuth;
+}
+
+export interface SimulateOptions {
+  /** The parse of the input snapshot's aws-auth (an ok source), so that the simulation does not parse it again. */
+  awsAuth?: ParsedAwsAuth;
+  /** mapRoles edits go into this draft instead of the text (see `MapRolesDraft`). */
+  draft?: MapRolesDraft;
+}
+
+/** What one simulation knows of the aws-auth of the copy it edits. */
+interface AwsAuthEdit {
+  /** The parse of the copy's current aws-auth, when known. */
+  parsed?: ParsedAwsAuth;
+  draft?: MapRolesDraft;
 }
 
 export class SimulationError extends SentinelError {
@@ -72,24 +93,42 @@ function stripLocation(m: RoleMapping): Omit<RoleMapping, 'location'> {
 
 type Roles = Array<Omit<RoleMapping, 'location'>>;
 
-/** mapRoles re-encoded unchanged, per parse (a plan's node-group steps re-add roles already mapped). */
-const unchangedEncoding = new WeakMap<ParsedAwsAuth, ReturnType<typeof encodeAwsAuth>>();
+type Encoded = ReturnType<typeof encodeMapRoles>;
 
-function reencoded(parsed: ParsedAwsAuth, roles: Roles): ReturnType<typeof encodeAwsAuth> {
+/** mapRoles re-encoded unchanged, per parse (a plan's node-group steps re-add roles already mapped). */
+const unchangedEncoding = new WeakMap<ParsedAwsAuth, Encoded>();
+
+function reencoded(parsed: ParsedAwsAuth, roles: Roles): Encoded {
   const known = unchangedEncoding.get(parsed);
   if (known !== undefined) return known;
-  const encoded = encodeAwsAuth({ roles, users: [], accounts: [] });
+  const encoded = encodeMapRoles(roles);
   unchangedEncoding.set(parsed, encoded);
   return encoded;
 }
 
 /**
+ * The parse of aws-auth once mapRoles is rewritten to `encoded`, from the parse before the write:
+ * mapRoles' mappings are those the encoding gives back, the other keys and their issues stay as
+ * parsed (the write touches mapRoles only), and the encoder's mapRoles has no issue of its own.
+ */
+function parseAfterWrite(parsed: ParsedAwsAuth, encoded: Encoded): ParsedAwsAuth | undefined {
+  if (encoded.mappings === undefined) return undefined;
+  return {
+    roles: encoded.mappings,
+    users: parsed.users,
+    accounts: parsed.accounts,
+    issues: parsed.issues.filter((i) => i.dataKey !== 'mapRoles'),
+    keyStatus: { ...parsed.keyStatus, mapRoles: encoded.text === undefined ? 'missing' : 'ok' },
+  };
+}
+
+/**
  * mapRoles held decoded across consecutive simulated changes (a plan's node-group and Fargate
- * steps, preapply/simulate-steps.ts): each `editMapRoles` edits `roles` where it would parse the
- * text and encode the result, and `settleMapRoles` encodes once at the end. The same text comes
+ * steps, plan/simulate-steps.ts): each `editMapRoles` edits `roles` where it would parse the
+ * text and encode the result, and `writeDraft` encodes once at the end. The same text comes
  * out: decoding what `encodeAwsAuth` wrote gives back the same roles (the encode/parse property
  * test), so a chain of parse-edit-encode ends in the encoding of the last edit's roles. Until
- * settled, the draft's snapshot carries the mapRoles text from before the first edit.
+ * written, the draft's snapshot carries the mapRoles text from before the first edit.
  */
 export interface MapRolesDraft {
   /** The parse the first edit read, and the roles the last edit left (undefined before the first). */
@@ -108,7 +147,7 @@ function readBack(roles: Roles): Roles {
 }
 
 /**
- * The mappings of the draft's aws-auth once settled, without writing the text: the roles a parse
+ * The mappings of the draft's aws-auth once written, without writing the text: the roles a parse
  * of it would give (locations without line and column: there is no text yet), the other keys and
  * their issues as parsed before the first edit (only mapRoles is edited, and the encoder's
  * mapRoles has no issue of its own beyond the invalid entries `readBack` drops). For what reads
@@ -130,16 +169,20 @@ export function draftMappings(draft: MapRolesDraft): ParsedAwsAuth | undefined {
   };
 }
 
-/** Writes the draft's roles into mapRoles of `s` (a copy), as the last edit would have. */
-export function settleMapRoles(s: ClusterSnapshot, draft: MapRolesDraft): ClusterSnapshot {
+/**
+ * Writes the draft's roles into mapRoles of `s` (a copy), as the last edit would have; with the
+ * parse of the written aws-auth when known without parsing it (see `Simulation.awsAuth`).
+ */
+export function writeDraft(
+  s: ClusterSnapshot,
+  draft: MapRolesDraft,
+): { state: ClusterSnapshot; awsAuth?: ParsedAwsAuth } {
   const { roles, from } = draft;
-  if (roles === undefined || from === undefined || s.awsAuth.status !== 'ok') return s;
+  if (roles === undefined || from === undefined || s.awsAuth.status !== 'ok') return { state: s };
+  const written = withMapRoles(s.awsAuth.data.data, roles, from);
   return {
-    ...s,
-    awsAuth: {
-      status: 'ok',
-      data: { ...s.awsAuth.data, data: withMapRoles(s.awsAuth.data.data, roles, from) },
-    },
+    state: { ...s, awsAuth: { status: 'ok', data: { ...s.awsAuth.data, data: written.data } } },
+    ...(written.parsed === undefined ? {} : { awsAuth: written.parsed }),
   };
 }
 
@@ -147,27 +190,26 @@ function withMapRoles(
   current: Record<string, string>,
   roles: Roles,
   from: NonNullable<MapRolesDraft['from']>,
-): Record<string, string> {
-  const encoded =
-    roles === from.unchanged
-      ? reencoded(from.parsed, roles)
-      : encodeAwsAuth({ roles, users: [], accounts: [] });
+): { data: Record<string, string>; parsed?: ParsedAwsAuth } {
+  const encoded = roles === from.unchanged ? reencoded(from.parsed, roles) : encodeMapRoles(roles);
   const data = { ...current };
-  if (encoded.mapRoles !== undefined && roles.length > 0) data.mapRoles = encoded.mapRoles;
+  if (encoded.text !== undefined) data.mapRoles = encoded.text;
   else delete data.mapRoles;
-  return data;
+  const parsed = parseAfterWrite(from.parsed, encoded);
+  return parsed === undefined ? { data } : { data, parsed };
 }
 
 /**
- * Rewrite mapRoles of an ok aws-auth source (into `draft` when given, the text left as it was).
- * Returns false when aws-auth cannot be edited.
+ * Rewrite mapRoles of an ok aws-auth source (into `edits.draft` when given, the text left as it
+ * was). Returns false when aws-auth cannot be edited.
  */
-function editMapRoles(s: ClusterSnapshot, edit: (roles: Roles) => Roles, draft?: MapRolesDraft): boolean {
+function editMapRoles(s: ClusterSnapshot, edit: (roles: Roles) => Roles, edits: AwsAuthEdit): boolean {
   if (s.awsAuth.status !== 'ok') return false;
+  const { draft } = edits;
   let from = draft?.from;
   let current = draft?.roles === undefined ? undefined : readBack(draft.roles);
   if (from === undefined || current === undefined) {
-    const parsed = parseAwsAuthShared(s.awsAuth.data.data);
+    const parsed = edits.parsed ?? parseAwsAuthShared(s.awsAuth.data.data);
     if (parsed.keyStatus.mapRoles === 'failed') return false;
     current = parsed.roles.map(stripLocation);
     from = { parsed, unchanged: current };
@@ -177,8 +219,12 @@ function editMapRoles(s: ClusterSnapshot, edit: (roles: Roles) => Roles, draft?:
   if (draft !== undefined) {
     draft.from = from;
     draft.roles = roles;
+    delete edits.parsed;
   } else {
-    data = withMapRoles(data, roles, from);
+    const written = withMapRoles(data, roles, from);
+    data = written.data;
+    if (written.parsed === undefined) delete edits.parsed;
+    else edits.parsed = written.parsed;
   }
   s.awsAuth = {
     status: 'ok',
@@ -198,7 +244,7 @@ function editMapRoles(s: ClusterSnapshot, edit: (roles: Roles) => Roles, draft?:
 function removeFromMapRoles(
   s: ClusterSnapshot,
   key: string,
-  draft: MapRolesDraft | undefined,
+  edits: AwsAuthEdit,
 ): { edited: boolean; count: number } {
   let count = 0;
   const edited = editMapRoles(
@@ -209,7 +255,7 @@ function removeFromMapRoles(
         if (hit) count++;
         return !hit;
       }),
-    draft,
+    edits,
   );
   return { edited, count };
 }
@@ -217,17 +263,18 @@ function removeFromMapRoles(
 function addAwsAuthEntry(
   s: ClusterSnapshot,
   mapping: Omit<RoleMapping, 'location'>,
-  draft: MapRolesDraft | undefined,
+  edits: AwsAuthEdit,
 ): boolean {
   if (s.awsAuth.status === 'absent') {
     s.awsAuth = { status: 'ok', data: { data: {}, managedFields: [] } };
+    delete edits.parsed;
   }
   const key = principalKey(mapping.rolearn ?? '');
   return editMapRoles(
     s,
     (roles) =>
       roles.some((r) => r.rolearn && r.rolearn.toLowerCase() === key) ? roles : [...roles, mapping],
-    draft,
+    edits,
   );
 }
 
@@ -241,10 +288,30 @@ function addAccessEntry(s: ClusterSnapshot, entry: AccessEntry): boolean {
 }
 
 /**
- * Applies `change` to a copy of `snapshot`. With `draft`, its mapRoles edits go into the draft
- * (see `MapRolesDraft`), which must then be settled before the result's aws-auth is read.
+ * Applies `change` to a copy of `snapshot`. With `options.draft`, its mapRoles edits go into the
+ * draft (see `MapRolesDraft`), which must then be written (`writeDraft`) before the result's
+ * aws-auth is read.
  */
-export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?: MapRolesDraft): Simulation {
+export function simulateChange(
+  snapshot: ClusterSnapshot,
+  change: Change,
+  options: SimulateOptions = {},
+): Simulation {
+  const done = simulate(snapshot, change, options);
+  return done.edits.parsed === undefined || done.after.awsAuth.status !== 'ok'
+    ? done.sim
+    : { ...done.sim, awsAuth: done.edits.parsed };
+}
+
+function simulate(
+  snapshot: ClusterSnapshot,
+  change: Change,
+  options: SimulateOptions,
+): { sim: Simulation; after: ClusterSnapshot; edits: AwsAuthEdit } {
+  const edits: AwsAuthEdit = {
+    ...(options.awsAuth === undefined ? {} : { parsed: options.awsAuth }),
+    ...(options.draft === undefined ? {} : { draft: options.draft }),
+  };
   // A shallow copy: every case below replaces the top-level fields it changes, never edits inside
   // them, so the 5,000-node lists etc. are shared with `snapshot` instead of copied per change.
   const s: ClusterSnapshot = { ...snapshot };
@@ -254,8 +321,8 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?
   const effect = (summary: string, assumed = false) => effects.push({ summary, assumed });
 
   if (isWorkloadIdentityChange(change)) {
-    simulateWorkloadIdentityChange(s, change, effect);
-    return { after: s, effects, removedFromAwsAuth: removed };
+    simulateWorkloadIdentityChange(s, change, effect, edits.parsed);
+    return { sim: { after: s, effects, removedFromAwsAuth: removed }, after: s, edits };
   }
   switch (change.kind) {
     case 'delete-nodegroup': {
@@ -291,7 +358,7 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?
         );
       } else if (mode !== 'API') {
         const key = principalKey(roleArn);
-        const { edited, count } = removeFromMapRoles(s, key, draft);
+        const { edited, count } = removeFromMapRoles(s, key, edits);
         if (edited && count > 0) {
           removed.push(key);
           effect(
@@ -332,7 +399,7 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?
             username: NODE_USERNAME,
             groups: windows ? [...WINDOWS_NODE_GROUPS] : [...NODE_GROUPS],
           },
-          draft,
+          edits,
         )
       ) {
         effect(`EKS adds ${change.nodeRole} to aws-auth mapRoles`);
@@ -373,7 +440,7 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?
             username: SESSION_NODE_USERNAME,
             groups: [...FARGATE_GROUPS],
           },
-          draft,
+          edits,
         )
       ) {
         effect(`EKS adds ${change.podExecutionRoleArn} to aws-auth mapRoles (system:node:{{SessionName}})`);
@@ -420,7 +487,7 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?
         s.fargateProfiles.status === 'ok' &&
         s.fargateProfiles.data.some((p) => principalKey(p.podExecutionRoleArn) === key);
       if (!othersUse) {
-        const { count } = removeFromMapRoles(s, key, draft);
+        const { count } = removeFromMapRoles(s, key, edits);
         if (count > 0) {
           removed.push(key);
           effect(`EKS may remove ${roleArn} from aws-auth (undocumented; assumed, as for node groups)`, true);
@@ -542,5 +609,5 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?
       simulateCaChange(s, change, effect);
       break;
   }
-  return { after: s, effects, removedFromAwsAuth: removed };
+  return { sim: { after: s, effects, removedFromAwsAuth: removed }, after: s, edits };
 }
