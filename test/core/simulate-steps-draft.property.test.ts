@@ -1,6 +1,6 @@
 /**
  * A plan's run of node-group and Fargate steps edits mapRoles decoded and encodes it once
- * (`MapRolesDraft`, shared/core/predict/simulate.ts). That must be invisible: the state after the steps
+ * (`MapRolesDraft`, shared/core/predict/map-roles-edit.ts). That must be invisible: the state after the steps
  * and every effect are those of applying the changes one by one, each parsing the aws-auth the
  * previous one wrote and encoding its own edit.
  */

@@ -20,14 +20,8 @@ import {
 } from '../predict/analysis.ts';
 import type { Change } from '../predict/change.ts';
 import { assessSnapshot, sortFindings, whatIfChanges } from '../predict/engine.ts';
-import {
-  draftMappings,
-  type MapRolesDraft,
-  type SimulationEffect,
-  SimulationError,
-  simulateChange,
-  writeDraft,
-} from '../predict/simulate.ts';
+import { draftMappings, type MapRolesDraft, writeDraft } from '../predict/map-roles-edit.ts';
+import { type SimulationEffect, SimulationError, simulateChange } from '../predict/simulate.ts';
 import { awsAuthLossEffects, type LineMapper } from './aws-auth-losses.ts';
 import type { StepAction } from './plan-steps.ts';
 import { applyCreated, roleUsesOf, workloadIdentitySubjects } from './translate-workload-identity.ts';
