@@ -13,8 +13,8 @@ import type {
   AlertRecord,
   Channel,
   EvaluationScope,
-  Notice,
   PendingNotice,
+  SlackThreadPlan,
   SlackThreadRef,
 } from './core/alerts/index.ts';
 import type {
@@ -211,10 +211,12 @@ export interface DeliveryResult {
 
 /** What a sender may need besides the notices (Slack threads in bot-token mode). */
 export interface SendContext {
-  /** The thread a notice continues, if any. */
-  threadOf?(notice: PendingNotice): SlackThreadRef | undefined;
-  /** What a thread's first message shows after this run (its edit). */
-  boardOf?(thread: SlackThreadRef): Notice[];
+  /**
+   * Where each of `notices` goes in `channel` (core's `planSlackThreads`): new incidents, replies
+   * per thread, which replies are broadcast, what each thread's first message shows. Without it
+   * every notice starts a new incident.
+   */
+  slackThreads?(notices: readonly PendingNotice[], channel: string): SlackThreadPlan;
 }
 
 /** One channel (SNS topic, Slack webhook or bot). Never throws for delivery failures: it reports them. */

@@ -29,12 +29,11 @@ import {
   type LifecycleResult,
   type PendingNotice,
   planAlerts,
+  planSlackThreads,
   recordDeliveries,
   recordsToKeep,
   type SlackThreadRef,
   type ThreadedRecord,
-  threadBoard,
-  threadOfRecord,
 } from '../core/alerts/index.ts';
 import type { ClusterId, Finding } from '../core/model.ts';
 import { ConcurrentUpdateError } from '../errors.ts';
@@ -72,16 +71,9 @@ function safeMessage(error: unknown): string {
   return error instanceof Error ? `${error.name} while sending` : 'unknown error while sending';
 }
 
-/** Which thread a notice continues and what a thread shows, from the plan's records. */
+/** Where each notice goes in a Slack channel, from the plan's records. */
 function sendContext(records: readonly ThreadedRecord[]): SendContext {
-  const byPrint = new Map(records.map((r) => [r.fingerprint, r] as const));
-  return {
-    threadOf: (n) => {
-      const record = byPrint.get(n.finding.fingerprint);
-      return record === undefined ? undefined : threadOfRecord(record, records);
-    },
-    boardOf: (thread) => threadBoard(thread, records),
-  };
+  return { slackThreads: (notices, channel) => planSlackThreads(notices, records, channel) };
 }
 
 async function sendAll(

@@ -14,9 +14,12 @@ export {
   recordDeliveries,
 } from './lifecycle.ts';
 export {
+  planSlackThreads,
   recordsToKeep,
+  type SlackThreadPlan,
   type SlackThreadRef,
   type ThreadedRecord,
+  type ThreadReplies,
   threadBoard,
   threadKey,
   threadOfRecord,
