@@ -132,9 +132,13 @@ export type Ec2NodeClassSpec = Omit<KarpenterNodeClass, 'roleArn'>;
 /** An EKS Auto Mode NodeClass as declared (`spec.role`, a role name); the use case makes the ARN. */
 export type AutoModeNodeClassSpec = Omit<AutoModeNodeClass, 'roleArn'>;
 
-export interface KubeReader {
+/** What the event path reads from Kubernetes: aws-auth only. */
+export interface AwsAuthReader {
   /** `kube-system/aws-auth`; `found: false` on 404. */
   awsAuth(cluster: KubeClusterRef): Promise<Lookup<AwsAuthConfigMap>>;
+}
+
+export interface KubeReader extends AwsAuthReader {
   nodes(cluster: KubeClusterRef): Promise<KubeNode[]>;
   /** `ec2nodeclasses.karpenter.k8s.aws/v1`; `found: false` when the CRD is not installed. */
   ec2NodeClasses(cluster: KubeClusterRef): Promise<Lookup<Ec2NodeClassSpec[]>>;

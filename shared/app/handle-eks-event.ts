@@ -44,6 +44,7 @@ import { dedupeFindings, predictEvent } from '../core/predict/index.ts';
 import { SOURCE_UNAVAILABLE } from '../core/rules/index.ts';
 import { CollectionError, safeErrorMessage } from '../errors.ts';
 import type {
+  AwsAuthReader,
   CaptureDeps,
   Clock,
   ClusterWorkItem,
@@ -52,7 +53,6 @@ import type {
   EksReader,
   IdempotencyStore,
   KubeClusterRef,
-  KubeReader,
   SnapshotStore,
   WorkQueue,
 } from '../ports.ts';
@@ -65,7 +65,8 @@ import { IN_PROGRESS_MARGIN_MS } from './run-snapshot.ts';
 export interface HandleEksEventDeps {
   /** EKS readers per Region (DescribeCluster, access entries; the rest only to bootstrap). */
   eks(region: string): EksReader;
-  kube: KubeReader;
+  /** aws-auth only: the other Kubernetes sources are the worker's to read. */
+  kube: AwsAuthReader;
   snapshots: SnapshotStore;
   idempotency: IdempotencyStore;
   deliver: Deliver;
@@ -171,17 +172,28 @@ function sameRef(a: KubeClusterRef, b: KubeClusterRef): boolean {
   return a.endpoint === b.endpoint && a.certificateAuthorityData === b.certificateAuthorityData;
 }
 
-/** EC2 and IAM are not read on the event path: a bootstrap capture gets these "could not look" readers. */
+/**
+ * EC2, IAM and Kubernetes other than aws-auth are not read on the event path (the worker's
+ * follow-up reads them): a bootstrap capture gets "could not look" readers for them, so that its
+ * snapshot says those sources are unknown.
+ */
 function blindReaders(deps: HandleEksEventDeps): CaptureDeps {
-  const notHere = (service: 'ec2' | 'iam', operation: string) =>
+  const notHere = (service: 'ec2' | 'iam' | 'kubernetes', operation: string) =>
     new CollectionError(`${operation} is not called on the event path (the worker's follow-up reads it)`, {
       code: 'unavailable',
       service,
       operation,
     });
+  const kube = deps.kube;
   return {
     eks: (region) => deps.eks(region),
-    kube: deps.kube,
+    kube: {
+      awsAuth: (cluster) => kube.awsAuth(cluster),
+      nodes: () => Promise.reject(notHere('kubernetes', 'list nodes')),
+      ec2NodeClasses: () => Promise.reject(notHere('kubernetes', 'list ec2nodeclasses')),
+      autoModeNodeClasses: () => Promise.reject(notHere('kubernetes', 'list nodeclasses')),
+      serviceAccounts: () => Promise.reject(notHere('kubernetes', 'list serviceaccounts')),
+    },
     clock: deps.clock,
     ec2: (region) => ({
       region,
