@@ -178,33 +178,32 @@ function sameRef(a: KubeClusterRef, b: KubeClusterRef): boolean {
  * snapshot says those sources are unknown.
  */
 function blindReaders(deps: HandleEksEventDeps): CaptureDeps {
-  const notHere = (service: 'ec2' | 'iam' | 'kubernetes', operation: string) =>
-    new CollectionError(`${operation} is not called on the event path (the worker's follow-up reads it)`, {
-      code: 'unavailable',
-      service,
-      operation,
-    });
+  const notHere = (service: 'ec2' | 'iam' | 'kubernetes', operation: string) => (): Promise<never> =>
+    Promise.reject(
+      new CollectionError(`${operation} is not called on the event path (the worker's follow-up reads it)`, {
+        code: 'unavailable',
+        service,
+        operation,
+      }),
+    );
   const kube = deps.kube;
   return {
     eks: (region) => deps.eks(region),
     kube: {
       awsAuth: (cluster) => kube.awsAuth(cluster),
-      nodes: () => Promise.reject(notHere('kubernetes', 'list nodes')),
-      ec2NodeClasses: () => Promise.reject(notHere('kubernetes', 'list ec2nodeclasses')),
-      autoModeNodeClasses: () => Promise.reject(notHere('kubernetes', 'list nodeclasses')),
-      serviceAccounts: () => Promise.reject(notHere('kubernetes', 'list serviceaccounts')),
+      nodes: notHere('kubernetes', 'list nodes'),
+      ec2NodeClasses: notHere('kubernetes', 'list ec2nodeclasses'),
+      autoModeNodeClasses: notHere('kubernetes', 'list nodeclasses'),
+      serviceAccounts: notHere('kubernetes', 'list serviceaccounts'),
     },
     clock: deps.clock,
-    ec2: (region) => ({
-      region,
-      instancesOfCluster: () => Promise.reject(notHere('ec2', 'DescribeInstances')),
-    }),
+    ec2: (region) => ({ region, instancesOfCluster: notHere('ec2', 'DescribeInstances') }),
     iam: {
-      roleOfInstanceProfile: () => Promise.reject(notHere('iam', 'GetInstanceProfile')),
-      getRole: () => Promise.reject(notHere('iam', 'GetRole')),
-      oidcProviders: () => Promise.reject(notHere('iam', 'ListOpenIDConnectProviders')),
-      oidcProviderClientIds: () => Promise.reject(notHere('iam', 'GetOpenIDConnectProvider')),
-      simulateRoleAction: () => Promise.reject(notHere('iam', 'SimulatePrincipalPolicy')),
+      roleOfInstanceProfile: notHere('iam', 'GetInstanceProfile'),
+      getRole: notHere('iam', 'GetRole'),
+      oidcProviders: notHere('iam', 'ListOpenIDConnectProviders'),
+      oidcProviderClientIds: notHere('iam', 'GetOpenIDConnectProvider'),
+      simulateRoleAction: notHere('iam', 'SimulatePrincipalPolicy'),
     },
   };
 }

@@ -3,8 +3,9 @@
  * only where go-yaml would quote them (`encodeAwsAuth`, `formatRoleMappingYaml`).
  */
 import { INVISIBLE_FORMAT } from '../quote/unicode.ts';
+import { toMapping } from './entry-memo.ts';
 import { resolve, STR_TAG } from './goyaml/resolve.ts';
-import type { AwsAuthMappings, RoleMapping, SsoMatcher, UserMapping } from './parse-result.ts';
+import type { AwsAuthMappings, RoleMapping, UserMapping } from './parse-result.ts';
 
 function isYamlPrintable(cp: number): boolean {
   // libyaml `is_printable` as go-yaml v2 implements it (4-byte UTF-8 counts as not printable),
@@ -166,24 +167,21 @@ export function encodeMapRoles(roles: ReadonlyArray<Omit<RoleMapping, 'location'
     text += listItem(lines);
     const arn = r.rolearn !== undefined && r.rolearn !== '';
     if (arn === (r.sso !== undefined)) mappings = undefined;
-    else if (mappings !== undefined)
-      mappings.push(locatedRole(r, { dataKey: 'mapRoles', index, line, column: 3 }));
+    else if (mappings !== undefined) {
+      // Built as the parser builds it from the decoded entry (its fields in the parser's order).
+      const entry = {
+        arn: r.rolearn ?? '',
+        sso: r.sso === undefined ? null : { ...r.sso, partition: r.sso.partition ?? '' },
+        username: r.username,
+        groups: r.groups,
+        userid: r.userid ?? '',
+      };
+      const made = toMapping('mapRoles', entry, { dataKey: 'mapRoles', index, line, column: 3 });
+      if ('role' in made) mappings.push(made.role);
+    }
     line += lines.length;
   });
   return { text, mappings };
-}
-
-/** A role as the parser returns it (its fields in the parser's order, `toMapping` in entry-memo.ts). */
-function locatedRole(r: Omit<RoleMapping, 'location'>, location: RoleMapping['location']): RoleMapping {
-  const role: RoleMapping = { username: r.username, groups: r.groups, location };
-  if (r.rolearn !== undefined && r.rolearn !== '') role.rolearn = r.rolearn;
-  if (r.sso !== undefined) {
-    const sso: SsoMatcher = { permissionSetName: r.sso.permissionSetName, accountID: r.sso.accountID };
-    if (r.sso.partition !== undefined && r.sso.partition !== '') sso.partition = r.sso.partition;
-    role.sso = sso;
-  }
-  if (r.userid !== undefined && r.userid !== '') role.userid = r.userid;
-  return role;
 }
 
 /**

@@ -16,7 +16,7 @@ import type { ClusterSnapshot } from '../model.ts';
 /** What one simulation knows of the aws-auth of the copy it edits. */
 export interface AwsAuthEdit {
   /** The parse of the copy's current aws-auth, when known. */
-  parsed?: ParsedAwsAuth;
+  awsAuth?: ParsedAwsAuth;
   draft?: MapRolesDraft;
 }
 
@@ -143,7 +143,7 @@ function editMapRoles(s: ClusterSnapshot, edit: (roles: Roles) => Roles, edits: 
   let from = draft?.from;
   let current = draft?.roles === undefined ? undefined : readBack(draft.roles);
   if (from === undefined || current === undefined) {
-    const parsed = edits.parsed ?? parseAwsAuthShared(s.awsAuth.data.data);
+    const parsed = edits.awsAuth ?? parseAwsAuthShared(s.awsAuth.data.data);
     if (parsed.keyStatus.mapRoles === 'failed') return false;
     current = parsed.roles.map(stripLocation);
     from = { parsed, unchanged: current };
@@ -153,12 +153,12 @@ function editMapRoles(s: ClusterSnapshot, edit: (roles: Roles) => Roles, edits: 
   if (draft !== undefined) {
     draft.from = from;
     draft.roles = roles;
-    delete edits.parsed;
+    delete edits.awsAuth;
   } else {
     const written = withMapRoles(data, roles, from);
     data = written.data;
-    if (written.parsed === undefined) delete edits.parsed;
-    else edits.parsed = written.parsed;
+    if (written.parsed === undefined) delete edits.awsAuth;
+    else edits.awsAuth = written.parsed;
   }
   s.awsAuth = {
     status: 'ok',
@@ -201,7 +201,7 @@ export function addAwsAuthEntry(
 ): boolean {
   if (s.awsAuth.status === 'absent') {
     s.awsAuth = { status: 'ok', data: { data: {}, managedFields: [] } };
-    delete edits.parsed;
+    delete edits.awsAuth;
   }
   const key = principalKey(mapping.rolearn ?? '');
   return editMapRoles(

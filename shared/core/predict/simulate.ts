@@ -89,6 +89,18 @@ function addAccessEntry(s: ClusterSnapshot, entry: AccessEntry): boolean {
   return true;
 }
 
+function simulation(
+  after: ClusterSnapshot,
+  effects: SimulationEffect[],
+  removedFromAwsAuth: string[],
+  edits: AwsAuthEdit,
+): Simulation {
+  const sim = { after, effects, removedFromAwsAuth };
+  return edits.awsAuth === undefined || after.awsAuth.status !== 'ok'
+    ? sim
+    : { ...sim, awsAuth: edits.awsAuth };
+}
+
 /**
  * Applies `change` to a copy of `snapshot`. With `options.draft`, its mapRoles edits go into the
  * draft (see `MapRolesDraft`), which must then be written (`writeDraft`) before the result's
@@ -99,21 +111,7 @@ export function simulateChange(
   change: Change,
   options: SimulateOptions = {},
 ): Simulation {
-  const done = simulate(snapshot, change, options);
-  return done.edits.parsed === undefined || done.after.awsAuth.status !== 'ok'
-    ? done.sim
-    : { ...done.sim, awsAuth: done.edits.parsed };
-}
-
-function simulate(
-  snapshot: ClusterSnapshot,
-  change: Change,
-  options: SimulateOptions,
-): { sim: Simulation; after: ClusterSnapshot; edits: AwsAuthEdit } {
-  const edits: AwsAuthEdit = {
-    ...(options.awsAuth === undefined ? {} : { parsed: options.awsAuth }),
-    ...(options.draft === undefined ? {} : { draft: options.draft }),
-  };
+  const edits: AwsAuthEdit = { ...options };
   // A shallow copy: every case below replaces the top-level fields it changes, never edits inside
   // them, so the 5,000-node lists etc. are shared with `snapshot` instead of copied per change.
   const s: ClusterSnapshot = { ...snapshot };
@@ -123,8 +121,8 @@ function simulate(
   const effect = (summary: string, assumed = false) => effects.push({ summary, assumed });
 
   if (isWorkloadIdentityChange(change)) {
-    simulateWorkloadIdentityChange(s, change, effect, edits.parsed);
-    return { sim: { after: s, effects, removedFromAwsAuth: removed }, after: s, edits };
+    simulateWorkloadIdentityChange(s, change, effect, edits.awsAuth);
+    return simulation(s, effects, removed, edits);
   }
   switch (change.kind) {
     case 'delete-nodegroup': {
@@ -411,5 +409,5 @@ function simulate(
       simulateCaChange(s, change, effect);
       break;
   }
-  return { sim: { after: s, effects, removedFromAwsAuth: removed }, after: s, edits };
+  return simulation(s, effects, removed, edits);
 }
