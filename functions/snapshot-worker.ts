@@ -4,7 +4,8 @@
  * reaches the DLQ after the queue's maxReceiveCount; the others are deleted.
  * Logs one summary line per item; `sourceUnavailable` is the metric of the blindness alarm.
  *
- * One deadline per invocation (`context.getRemainingTimeInMillis()`): each item's capture stops
+ * One deadline per invocation (`context.getRemainingTimeInMillis()` on the injected clock, the
+ * `deadline` middleware of lib/deadline.ts): each item's capture stops
  * retrying `AFTER_CAPTURE_MS` before it, so the run still evaluates, alerts and stores a partial
  * snapshot (the sources not read are `error` "deadline reached", alerted `monitor/source-unavailable`)
  * instead of being killed by the Lambda timeout with nothing said. An item not started while
@@ -15,6 +16,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { IN_PROGRESS_MARGIN_MS, runSnapshot } from '../shared/app/run-snapshot.ts';
+import { deadline, type InvocationDeadline, invocationDeadline } from './lib/deadline.ts';
 import { parseWorkItem } from './lib/inputs.ts';
 import { logOutcome } from './lib/outcome-log.ts';
 import { coldStartConfig, logger, once } from './lib/runtime.ts';
@@ -39,27 +41,32 @@ export const AFTER_CAPTURE_MS = 40_000;
 export const MIN_CAPTURE_MS = 20_000;
 
 interface ItemBudget {
-  deadlineAt: number;
+  deadline: InvocationDeadline;
   afterCaptureMs: number;
   minCaptureMs: number;
 }
 
-function budgetOf(context: Pick<Context, 'getRemainingTimeInMillis'> | undefined): ItemBudget | undefined {
-  if (context === undefined) return undefined;
-  // Fractions of a millisecond are fine: the readers round their deadline (`callAws`).
-  const totalMs = Math.max(0, context.getRemainingTimeInMillis());
+function budgetOf(deadline: InvocationDeadline | undefined): ItemBudget | undefined {
+  if (deadline === undefined) return undefined;
   return {
-    deadlineAt: Date.now() + totalMs,
-    afterCaptureMs: Math.min(AFTER_CAPTURE_MS, totalMs / 4),
-    minCaptureMs: Math.min(MIN_CAPTURE_MS, totalMs / 8),
+    deadline,
+    afterCaptureMs: Math.min(AFTER_CAPTURE_MS, deadline.totalMs / 4),
+    minCaptureMs: Math.min(MIN_CAPTURE_MS, deadline.totalMs / 8),
   };
 }
 
+/**
+ * The batch, by the invocation's deadline: `context.deadline` from the `deadline` middleware, or
+ * (called directly, as tests do) from the context's remaining time now.
+ */
 export async function work(
   event: SQSEvent,
-  context?: Pick<Context, 'getRemainingTimeInMillis'>,
+  context?: Pick<Context, 'getRemainingTimeInMillis'> & { deadline?: InvocationDeadline },
 ): Promise<SQSBatchResponse> {
-  return workUntil(event, budgetOf(context));
+  const wiring = deps();
+  const until =
+    context === undefined ? undefined : (context.deadline ?? invocationDeadline(context, wiring.clock));
+  return workUntil(event, budgetOf(until));
 }
 
 async function workUntil(event: SQSEvent, budget: ItemBudget | undefined): Promise<SQSBatchResponse> {
@@ -67,11 +74,11 @@ async function workUntil(event: SQSEvent, budget: ItemBudget | undefined): Promi
   const wiring = deps();
   // Items of one batch run one after another: the queue's maximumConcurrency bounds the fleet.
   for (const record of event.Records) {
-    const leftMs = budget === undefined ? Number.POSITIVE_INFINITY : budget.deadlineAt - Date.now();
+    const leftMs = budget === undefined ? Number.POSITIVE_INFINITY : budget.deadline.leftMs();
     if (budget !== undefined && leftMs < budget.afterCaptureMs + budget.minCaptureMs) {
       logger.warn('snapshot not started: too little time left in the invocation, retried later', {
         messageId: record.messageId,
-        remainingMs: Math.max(0, leftMs),
+        remainingMs: leftMs,
       });
       batchItemFailures.push({ itemIdentifier: record.messageId });
       continue;
@@ -80,8 +87,8 @@ async function workUntil(event: SQSEvent, budget: ItemBudget | undefined): Promi
       budget === undefined
         ? {}
         : {
-            deadline: budget.deadlineAt - budget.afterCaptureMs,
-            claimUntil: budget.deadlineAt + IN_PROGRESS_MARGIN_MS,
+            deadline: budget.deadline.at - budget.afterCaptureMs,
+            claimUntil: budget.deadline.at + IN_PROGRESS_MARGIN_MS,
           };
     try {
       await logOutcome(
@@ -106,4 +113,6 @@ async function workUntil(event: SQSEvent, budget: ItemBudget | undefined): Promi
   return { batchItemFailures };
 }
 
-export const handler = middy(work).use(injectLambdaContext(logger, { resetKeys: true }));
+export const handler = middy(work)
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(deadline(() => deps().clock));

@@ -13,8 +13,8 @@ import type {
   AlertRecord,
   Channel,
   EvaluationScope,
-  Notice,
   PendingNotice,
+  SlackThreadPlan,
   SlackThreadRef,
 } from './core/alerts/index.ts';
 import type {
@@ -132,9 +132,13 @@ export type Ec2NodeClassSpec = Omit<KarpenterNodeClass, 'roleArn'>;
 /** An EKS Auto Mode NodeClass as declared (`spec.role`, a role name); the use case makes the ARN. */
 export type AutoModeNodeClassSpec = Omit<AutoModeNodeClass, 'roleArn'>;
 
-export interface KubeReader {
+/** What the event path reads from Kubernetes: aws-auth only. */
+export interface AwsAuthReader {
   /** `kube-system/aws-auth`; `found: false` on 404. */
   awsAuth(cluster: KubeClusterRef): Promise<Lookup<AwsAuthConfigMap>>;
+}
+
+export interface KubeReader extends AwsAuthReader {
   nodes(cluster: KubeClusterRef): Promise<KubeNode[]>;
   /** `ec2nodeclasses.karpenter.k8s.aws/v1`; `found: false` when the CRD is not installed. */
   ec2NodeClasses(cluster: KubeClusterRef): Promise<Lookup<Ec2NodeClassSpec[]>>;
@@ -211,10 +215,12 @@ export interface DeliveryResult {
 
 /** What a sender may need besides the notices (Slack threads in bot-token mode). */
 export interface SendContext {
-  /** The thread a notice continues, if any. */
-  threadOf?(notice: PendingNotice): SlackThreadRef | undefined;
-  /** What a thread's first message shows after this run (its edit). */
-  boardOf?(thread: SlackThreadRef): Notice[];
+  /**
+   * Where each of `notices` goes in `channel` (core's `planSlackThreads`): new incidents, replies
+   * per thread, which replies are broadcast, what each thread's first message shows. Without it
+   * every notice starts a new incident.
+   */
+  slackThreads?(notices: readonly PendingNotice[], channel: string): SlackThreadPlan;
 }
 
 /** One channel (SNS topic, Slack webhook or bot). Never throws for delivery failures: it reports them. */

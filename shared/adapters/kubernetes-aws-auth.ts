@@ -17,7 +17,7 @@ import {
   KubernetesApiError,
   TlsVerificationError,
 } from '../errors.ts';
-import type { KubeClusterRef, KubeReader, Lookup } from '../ports.ts';
+import type { AwsAuthReader, KubeClusterRef, Lookup } from '../ports.ts';
 import { retryWithBackoff } from './concurrency.ts';
 import type { EksTokenProvider } from './kube-token.ts';
 import {
@@ -132,7 +132,7 @@ function toError(error: unknown, cluster: string): KubernetesApiError {
   });
 }
 
-export function createAwsAuthReader(options: AwsAuthReaderOptions): KubeReader {
+export function createAwsAuthReader(options: AwsAuthReaderOptions): AwsAuthReader {
   const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
   // Keep-alive: a warm invocation reuses the TLS connection (the pool is keyed by host and CA).
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
@@ -178,16 +178,6 @@ export function createAwsAuthReader(options: AwsAuthReaderOptions): KubeReader {
     });
   }
 
-  const notHere = (operation: string, cluster: KubeClusterRef) =>
-    Promise.reject(
-      new CollectionError(`${operation} is not read on the event path (the worker's follow-up reads it)`, {
-        code: 'unavailable',
-        service: 'kubernetes',
-        operation,
-        cluster: cluster.clusterName,
-      }),
-    );
-
   return {
     async awsAuth(cluster): Promise<Lookup<AwsAuthConfigMap>> {
       if (cluster.certificateAuthorityData === '' || cluster.endpoint === '') {
@@ -220,9 +210,5 @@ export function createAwsAuthReader(options: AwsAuthReaderOptions): KubeReader {
         throw e;
       }
     },
-    nodes: (cluster) => notHere('list nodes', cluster),
-    ec2NodeClasses: (cluster) => notHere('list ec2nodeclasses', cluster),
-    autoModeNodeClasses: (cluster) => notHere('list nodeclasses', cluster),
-    serviceAccounts: (cluster) => notHere('list serviceaccounts', cluster),
   };
 }

@@ -24,7 +24,6 @@
  */
 
 import type { PendingNotice, SlackThreadRef } from '../core/alerts/index.ts';
-import { threadKey } from '../core/alerts/index.ts';
 import {
   renderSlackMessages,
   renderSlackSingleMessage,
@@ -410,18 +409,10 @@ export function createSlackBotSender(options: SlackBotSenderOptions): NoticeSend
       } catch (error) {
         return { delivered, error: unreadable('bot token', error) };
       }
-      const fresh: PendingNotice[] = [];
-      const followUps = new Map<string, { thread: SlackThreadRef; notices: PendingNotice[] }>();
-      for (const n of notices) {
-        const thread = context.threadOf?.(n);
-        if (thread === undefined || thread.channel !== channel) {
-          fresh.push(n);
-          continue;
-        }
-        const group = followUps.get(threadKey(thread)) ?? { thread, notices: [] };
-        group.notices.push(n);
-        followUps.set(threadKey(thread), group);
-      }
+      const { fresh, replies } = context.slackThreads?.(notices, channel) ?? {
+        fresh: [...notices],
+        replies: [],
+      };
 
       const budget = { waited: 0 };
       let total = 0;
@@ -469,15 +460,16 @@ export function createSlackBotSender(options: SlackBotSenderOptions): NoticeSend
           if (parent === undefined && ts !== undefined) parent = { channel, ts };
         }
       }
-      // Follow-ups: one reply per thread (broadcast when it opens or escalates something), then
-      // the edit of the thread's first message.
-      for (const { thread, notices: group } of followUps.values()) {
+      // Replies, as the plan groups them per thread, then the edit of the thread's first message.
+      for (const { thread, notices: group, broadcast, board } of replies) {
         let any = false;
         for (const m of renderSlackMessages(group, options.render)) {
-          const broadcast = m.notices.some((i) => group[i]?.kind !== 'resolved');
-          if ((await post(group, m.payload, m.notices, thread, broadcast)) !== undefined) any = true;
+          const loud = m.notices.some((i) => {
+            const n = group[i];
+            return n !== undefined && broadcast.has(n);
+          });
+          if ((await post(group, m.payload, m.notices, thread, loud)) !== undefined) any = true;
         }
-        const board = context.boardOf?.(thread) ?? [];
         if (!any || stopped || board.length === 0) continue;
         const edit = await pacer.run(channel, budget, () =>
           call(token, 'chat.update', { ts: thread.ts, ...renderSlackSingleMessage(board) }),

@@ -56,11 +56,11 @@ import {
   workloadIdentitySources,
 } from './capture-workload-identity.ts';
 import {
+  awaitRead,
   failedNotFound,
   kubeClusterRef,
+  type ReadResult,
   readAccessEntries,
-  type Settled,
-  settle,
   sourceOfLookup,
   sourceOfValue,
 } from './read-sources.ts';
@@ -109,11 +109,11 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
 
   // The IAM lookups that depend on one first-wave read start as soon as it is in, not after the
   // slowest of them: a slow (or throttled) source elsewhere does not push them past the deadline.
-  const instancesRead = settle(ec2.instancesOfCluster(cluster.name));
-  const nodeClassSpecsRead = settle(deps.kube.ec2NodeClasses(kubeRef));
+  const instancesRead = awaitRead(ec2.instancesOfCluster(cluster.name));
+  const nodeClassSpecsRead = awaitRead(deps.kube.ec2NodeClasses(kubeRef));
   // Auto Mode NodeClasses name their role by name (spec.role): the ARN needs no IAM call.
-  const autoClassesRead = settle(deps.kube.autoModeNodeClasses(kubeRef)).then(
-    (read): Settled<Lookup<AutoModeNodeClass[]>> =>
+  const autoClassesRead = awaitRead(deps.kube.autoModeNodeClasses(kubeRef)).then(
+    (read): ReadResult<Lookup<AutoModeNodeClass[]>> =>
       read.ok && read.value.found
         ? {
             ok: true,
@@ -143,18 +143,18 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
     autoClasses,
     certificateAuthorities,
   ] = await Promise.all([
-    settle(deps.kube.awsAuth(kubeRef)),
-    settle(readAccessEntries(eks, cluster)),
-    settle(eks.nodegroups(cluster.name)),
-    settle(eks.fargateProfiles(cluster.name)),
+    awaitRead(deps.kube.awsAuth(kubeRef)),
+    awaitRead(readAccessEntries(eks, cluster)),
+    awaitRead(eks.nodegroups(cluster.name)),
+    awaitRead(eks.fargateProfiles(cluster.name)),
     instancesRead,
-    settle(deps.kube.nodes(kubeRef)),
+    awaitRead(deps.kube.nodes(kubeRef)),
     readWorkloadIdentity(deps, eks, cluster.name, kubeRef, cluster.oidcIssuer),
-    instancesRead.then((read) => (read.ok ? settle(resolveProfiles(deps.iam, read.value)) : undefined)),
+    instancesRead.then((read) => (read.ok ? awaitRead(resolveProfiles(deps.iam, read.value)) : undefined)),
     nodeClassSpecsRead.then(
-      (read): Promise<Settled<Lookup<KarpenterNodeClass[]>>> =>
+      (read): Promise<ReadResult<Lookup<KarpenterNodeClass[]>>> =>
         read.ok
-          ? settle(
+          ? awaitRead(
               read.value.found
                 ? resolveNodeClasses(deps.iam, read.value.value, partition, accountId).then(
                     (value): Lookup<KarpenterNodeClass[]> => ({ found: true, value }),
@@ -164,12 +164,14 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
           : Promise.resolve(read),
     ),
     autoClassesRead,
-    eks.certificateAuthorities === undefined ? undefined : settle(eks.certificateAuthorities(cluster.name)),
+    eks.certificateAuthorities === undefined
+      ? undefined
+      : awaitRead(eks.certificateAuthorities(cluster.name)),
   ]);
 
   // The cluster may have been deleted while we read it: its sources then fail with not-found.
   // Confirm with DescribeCluster; a vanished cluster gets no snapshot (its not-found error is thrown).
-  const eksReads: Settled<unknown>[] = [
+  const eksReads: ReadResult<unknown>[] = [
     accessEntries,
     nodegroups,
     fargateProfiles,
@@ -181,8 +183,8 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
     await eks.describeCluster(target.clusterName);
   }
 
-  const okValue = <T>(s: Settled<T>): T | undefined => (s.ok ? s.value : undefined);
-  const okLookup = <T>(s: Settled<Lookup<T>>): T | undefined =>
+  const okValue = <T>(s: ReadResult<T>): T | undefined => (s.ok ? s.value : undefined);
+  const okLookup = <T>(s: ReadResult<Lookup<T>>): T | undefined =>
     s.ok && s.value.found ? s.value.value : undefined;
 
   let compute: Source<ComputeNode[]>;
@@ -218,7 +220,7 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
   // One GetRole per role, whoever uses it: nodes, access entries, Pod Identity or IRSA.
   const workloadRoles = workloadIdentityRoles(accountId, workload);
   const [roles, nodeRolePermissions] = await Promise.all([
-    settle(
+    awaitRead(
       mapLimit(withWorkloadRoles(principals, workloadRoles), IAM_CONCURRENCY, (arn) => deps.iam.getRole(arn)),
     ),
     readNodeRolePermissions(deps, accountId, workload.podIdentityAssociations, compute),
@@ -286,7 +288,7 @@ export async function captureSnapshots(
   onOutcome?: (outcome: CaptureOutcome, index: number) => void,
 ): Promise<CaptureOutcome[]> {
   return mapLimit(targets, concurrency, async (target, index): Promise<CaptureOutcome> => {
-    const result = await settle(captureSnapshot(deps, target));
+    const result = await awaitRead(captureSnapshot(deps, target));
     const outcome: CaptureOutcome = result.ok
       ? { target, ok: true, snapshot: result.value }
       : { target, ok: false, error: result.error };

@@ -26,13 +26,13 @@ import type {
 import { ASSUME_ROLE_FOR_POD_IDENTITY, findOidcProvider } from '../core/workload-identity/index.ts';
 import { safeErrorMessage } from '../errors.ts';
 import type { CaptureDeps, EksReader, IamReader, KubeClusterRef } from '../ports.ts';
-import { type Settled, settle, sourceOfValue } from './read-sources.ts';
+import { awaitRead, type ReadResult, sourceOfValue } from './read-sources.ts';
 
 export interface WorkloadIdentityReads {
-  podIdentityAssociations: Settled<PodIdentityAssociation[]>;
-  addons: Settled<Addon[]>;
-  serviceAccounts: Settled<ServiceAccount[]>;
-  oidcProviders: Settled<OidcProvider[]>;
+  podIdentityAssociations: ReadResult<PodIdentityAssociation[]>;
+  addons: ReadResult<Addon[]>;
+  serviceAccounts: ReadResult<ServiceAccount[]>;
+  oidcProviders: ReadResult<OidcProvider[]>;
 }
 
 /** The first-wave reads, concurrent with the capture's others. */
@@ -44,10 +44,10 @@ export async function readWorkloadIdentity(
   oidcIssuer?: string,
 ): Promise<WorkloadIdentityReads> {
   const [podIdentityAssociations, addons, serviceAccounts, oidcProviders] = await Promise.all([
-    settle(eks.podIdentityAssociations(clusterName)),
-    settle(eks.addons(clusterName)),
-    settle(deps.kube.serviceAccounts(kubeRef)),
-    settle(readOidcProviders(deps.iam, oidcIssuer)),
+    awaitRead(eks.podIdentityAssociations(clusterName)),
+    awaitRead(eks.addons(clusterName)),
+    awaitRead(deps.kube.serviceAccounts(kubeRef)),
+    awaitRead(readOidcProviders(deps.iam, oidcIssuer)),
   ]);
   return { podIdentityAssociations, addons, serviceAccounts, oidcProviders };
 }
@@ -142,7 +142,7 @@ const IAM_CONCURRENCY = 5;
 export async function readNodeRolePermissions(
   deps: Pick<CaptureDeps, 'iam'>,
   accountId: string,
-  associations: Settled<PodIdentityAssociation[]>,
+  associations: ReadResult<PodIdentityAssociation[]>,
   compute: Source<ComputeNode[]>,
 ): Promise<Source<RoleActionPermission[]>> {
   if (associations.ok && associations.value.length === 0) {
@@ -158,7 +158,7 @@ export async function readNodeRolePermissions(
     };
   }
   const roles = nodeRolesOf(compute.data, accountId);
-  const read = await settle(
+  const read = await awaitRead(
     mapLimit(roles, IAM_CONCURRENCY, (roleArn) =>
       deps.iam.simulateRoleAction(roleArn, ASSUME_ROLE_FOR_POD_IDENTITY),
     ),

@@ -2,7 +2,7 @@
  * deliverAlerts: the alert lifecycle (shared/core/alerts/lifecycle.ts) wired to its state and its channels.
  *
  *   load → planAlerts → save the plan, notices pending → send per channel, in parallel (one
- *   failing channel never stops another) → settleDeliveries → save again, notices marked sent.
+ *   failing channel never stops another) → recordDeliveries → save again, notices marked sent.
  *   State is saved before anything is (re-)sent: a state that cannot be stored (too large, a
  *   store failure) sends nothing, instead of sending every notice again on every run. Saves are
  *   optimistic: on ConcurrentUpdateError the whole plan runs once more on the state the other
@@ -29,12 +29,11 @@ import {
   type LifecycleResult,
   type PendingNotice,
   planAlerts,
+  planSlackThreads,
+  recordDeliveries,
   recordsToKeep,
   type SlackThreadRef,
-  settleDeliveries,
   type ThreadedRecord,
-  threadBoard,
-  threadOfRecord,
 } from '../core/alerts/index.ts';
 import type { ClusterId, Finding } from '../core/model.ts';
 import { ConcurrentUpdateError } from '../errors.ts';
@@ -72,16 +71,9 @@ function safeMessage(error: unknown): string {
   return error instanceof Error ? `${error.name} while sending` : 'unknown error while sending';
 }
 
-/** Which thread a notice continues and what a thread shows, from the plan's records. */
+/** Where each notice goes in a Slack channel, from the plan's records. */
 function sendContext(records: readonly ThreadedRecord[]): SendContext {
-  const byPrint = new Map(records.map((r) => [r.fingerprint, r] as const));
-  return {
-    threadOf: (n) => {
-      const record = byPrint.get(n.finding.fingerprint);
-      return record === undefined ? undefined : threadOfRecord(record, records);
-    },
-    boardOf: (thread) => threadBoard(thread, records),
-  };
+  return { slackThreads: (notices, channel) => planSlackThreads(notices, records, channel) };
 }
 
 async function sendAll(
@@ -108,7 +100,7 @@ async function sendAll(
       const { channel } = sender;
       const outbox = plan.outbox[channel];
       if (outbox.length === 0) return;
-      // Delivered by the first attempt of this run: settle without sending again.
+      // Delivered by the first attempt of this run: record it without sending again.
       const done = outbox.filter((n) => alreadyDelivered.has(identity(channel, n)));
       const toSend = outbox.filter((n) => !alreadyDelivered.has(identity(channel, n)));
       let result: DeliveryResult = { delivered: new Set() };
@@ -206,7 +198,7 @@ export async function deliverAlerts(
     failed = run.failed;
     errors = run.errors;
     const next = recordsToKeep(
-      withThreads(settleDeliveries(plan.records, run.results, plan.outbox), threadsThisRun),
+      withThreads(recordDeliveries(plan.records, run.results, plan.outbox), threadsThisRun),
     );
     try {
       await deps.alerts.save(key, next, current);

@@ -23,7 +23,7 @@ import type {
 } from '../ports.ts';
 import { EventInProgressError, EventProcessingError } from './errors.ts';
 import { listClusters } from './list-clusters.ts';
-import { settle } from './read-sources.ts';
+import { awaitRead } from './read-sources.ts';
 
 type AccountChange = Extract<EksEventParse, { kind: 'account-change' }>;
 
@@ -100,7 +100,7 @@ export async function handleAccountChange(
     const followUps: ClusterWorkItem[] = [];
     for (const target of listing.clusters) {
       const key: ClusterId = { accountId, region: target.region, clusterName: target.clusterName };
-      const stored = await settle(deps.snapshots.latest(key));
+      const stored = await awaitRead(deps.snapshots.latest(key));
       if (!stored.ok || stored.value === undefined) {
         skipped.push(`${target.region}/${target.clusterName}: no stored snapshot`);
         continue;

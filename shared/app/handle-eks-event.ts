@@ -44,6 +44,7 @@ import { dedupeFindings, predictEvent } from '../core/predict/index.ts';
 import { SOURCE_UNAVAILABLE } from '../core/rules/index.ts';
 import { CollectionError, safeErrorMessage } from '../errors.ts';
 import type {
+  AwsAuthReader,
   CaptureDeps,
   Clock,
   ClusterWorkItem,
@@ -52,20 +53,20 @@ import type {
   EksReader,
   IdempotencyStore,
   KubeClusterRef,
-  KubeReader,
   SnapshotStore,
   WorkQueue,
 } from '../ports.ts';
 import { captureSnapshot } from './capture-snapshot.ts';
 import { EventInProgressError, EventProcessingError } from './errors.ts';
 import { type FannedOutCluster, handleAccountChange } from './handle-account-event.ts';
-import { kubeClusterRef, refreshVolatile, settle } from './read-sources.ts';
+import { awaitRead, kubeClusterRef, refreshVolatile } from './read-sources.ts';
 import { IN_PROGRESS_MARGIN_MS } from './run-snapshot.ts';
 
 export interface HandleEksEventDeps {
   /** EKS readers per Region (DescribeCluster, access entries; the rest only to bootstrap). */
   eks(region: string): EksReader;
-  kube: KubeReader;
+  /** aws-auth only: the other Kubernetes sources are the worker's to read. */
+  kube: AwsAuthReader;
   snapshots: SnapshotStore;
   idempotency: IdempotencyStore;
   deliver: Deliver;
@@ -171,28 +172,38 @@ function sameRef(a: KubeClusterRef, b: KubeClusterRef): boolean {
   return a.endpoint === b.endpoint && a.certificateAuthorityData === b.certificateAuthorityData;
 }
 
-/** EC2 and IAM are not read on the event path: a bootstrap capture gets these "could not look" readers. */
+/**
+ * EC2, IAM and Kubernetes other than aws-auth are not read on the event path (the worker's
+ * follow-up reads them): a bootstrap capture gets "could not look" readers for them, so that its
+ * snapshot says those sources are unknown.
+ */
 function blindReaders(deps: HandleEksEventDeps): CaptureDeps {
-  const notHere = (service: 'ec2' | 'iam', operation: string) =>
-    new CollectionError(`${operation} is not called on the event path (the worker's follow-up reads it)`, {
-      code: 'unavailable',
-      service,
-      operation,
-    });
+  const notHere = (service: 'ec2' | 'iam' | 'kubernetes', operation: string) => (): Promise<never> =>
+    Promise.reject(
+      new CollectionError(`${operation} is not called on the event path (the worker's follow-up reads it)`, {
+        code: 'unavailable',
+        service,
+        operation,
+      }),
+    );
+  const kube = deps.kube;
   return {
     eks: (region) => deps.eks(region),
-    kube: deps.kube,
+    kube: {
+      awsAuth: (cluster) => kube.awsAuth(cluster),
+      nodes: notHere('kubernetes', 'list nodes'),
+      ec2NodeClasses: notHere('kubernetes', 'list ec2nodeclasses'),
+      autoModeNodeClasses: notHere('kubernetes', 'list nodeclasses'),
+      serviceAccounts: notHere('kubernetes', 'list serviceaccounts'),
+    },
     clock: deps.clock,
-    ec2: (region) => ({
-      region,
-      instancesOfCluster: () => Promise.reject(notHere('ec2', 'DescribeInstances')),
-    }),
+    ec2: (region) => ({ region, instancesOfCluster: notHere('ec2', 'DescribeInstances') }),
     iam: {
-      roleOfInstanceProfile: () => Promise.reject(notHere('iam', 'GetInstanceProfile')),
-      getRole: () => Promise.reject(notHere('iam', 'GetRole')),
-      oidcProviders: () => Promise.reject(notHere('iam', 'ListOpenIDConnectProviders')),
-      oidcProviderClientIds: () => Promise.reject(notHere('iam', 'GetOpenIDConnectProvider')),
-      simulateRoleAction: () => Promise.reject(notHere('iam', 'SimulatePrincipalPolicy')),
+      roleOfInstanceProfile: notHere('iam', 'GetInstanceProfile'),
+      getRole: notHere('iam', 'GetRole'),
+      oidcProviders: notHere('iam', 'ListOpenIDConnectProviders'),
+      oidcProviderClientIds: notHere('iam', 'GetOpenIDConnectProvider'),
+      simulateRoleAction: notHere('iam', 'SimulatePrincipalPolicy'),
     },
   };
 }
@@ -241,18 +252,18 @@ export async function handleEksEvent(
   // Round 1: everything independent at once, each read bounded by the one deadline. The claim
   // decides whether the reads are used.
   const [claimed, previous, described, awsAuthCached, entries] = await Promise.all([
-    settle(
+    awaitRead(
       deps.idempotency.claim(idempotencyKey, {
         inProgressUntil: deadlineAt + IN_PROGRESS_MARGIN_MS,
         ttlSeconds: deps.idempotencyTtlSeconds,
       }),
     ),
-    settle(byDeadline(deps.snapshots.latest(key), readsUntil, eksRead('GetObject (stored snapshot)'))),
-    settle(byDeadline(eks.describeCluster(clusterName), readsUntil, eksRead('DescribeCluster'))),
+    awaitRead(byDeadline(deps.snapshots.latest(key), readsUntil, eksRead('GetObject (stored snapshot)'))),
+    awaitRead(byDeadline(eks.describeCluster(clusterName), readsUntil, eksRead('DescribeCluster'))),
     cachedRef === undefined
       ? Promise.resolve(undefined)
-      : settle(byDeadline(deps.kube.awsAuth(cachedRef), readsUntil, awsAuthRead)),
-    settle(byDeadline(eks.accessEntries(clusterName), readsUntil, eksRead('ListAccessEntries'))),
+      : awaitRead(byDeadline(deps.kube.awsAuth(cachedRef), readsUntil, awsAuthRead)),
+    awaitRead(byDeadline(eks.accessEntries(clusterName), readsUntil, eksRead('ListAccessEntries'))),
   ]);
   if (!claimed.ok) throw claimed.error;
   if (claimed.value === 'completed') {
@@ -290,7 +301,7 @@ export async function handleEksEvent(
       const awsAuth =
         awsAuthCached !== undefined && cachedRef !== undefined && sameRef(cachedRef, ref)
           ? awsAuthCached
-          : await settle(byDeadline(deps.kube.awsAuth(ref), readsUntil, awsAuthRead));
+          : await awaitRead(byDeadline(deps.kube.awsAuth(ref), readsUntil, awsAuthRead));
       ({ snapshot: before, staleSources } = refreshVolatile(
         stored,
         { cluster, awsAuth, accessEntries: entries },

@@ -4,7 +4,7 @@
  */
 import { safeErrorMessage } from '../errors.ts';
 import type { CaptureDeps, CaptureTarget } from '../ports.ts';
-import { settle } from './read-sources.ts';
+import { awaitRead } from './read-sources.ts';
 
 export interface ClusterListing {
   clusters: CaptureTarget[];
@@ -17,7 +17,7 @@ export async function listClusters(
   deps: Pick<CaptureDeps, 'eks'>,
   regions: readonly string[],
 ): Promise<ClusterListing> {
-  const results = await Promise.all(regions.map((region) => settle(deps.eks(region).listClusters())));
+  const results = await Promise.all(regions.map((region) => awaitRead(deps.eks(region).listClusters())));
   const listing: ClusterListing = { clusters: [], errors: [] };
   results.forEach((result, i) => {
     const region = regions[i] as string;

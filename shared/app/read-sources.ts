@@ -1,6 +1,6 @@
 /**
  * Reading a cluster's sources, shared by the scheduled capture (`capture-snapshot.ts`) and the
- * event path (`handle-eks-event.ts`): a read settles into a value or its error, and becomes a
+ * event path (`handle-eks-event.ts`): a read ends in a value or its error (`ReadResult`), and becomes a
  * snapshot `Source` — `ok`, `absent` (a real 404, or a mode in which the store cannot exist) or
  * `error` with a safe message, never empty on error.
  */
@@ -9,10 +9,10 @@ import type { AccessEntry, AwsAuthConfigMap, ClusterId, ClusterSnapshot, Source 
 import { CollectionError, safeErrorMessage } from '../errors.ts';
 import type { ClusterDescription, EksReader, KubeClusterRef, Lookup } from '../ports.ts';
 
-export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+export type ReadResult<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 /** A read that never rejects: its value, or the error it failed with. */
-export async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+export async function awaitRead<T>(promise: Promise<T>): Promise<ReadResult<T>> {
   try {
     return { ok: true, value: await promise };
   } catch (error) {
@@ -21,7 +21,7 @@ export async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
 }
 
 /** A lookup (found / really absent) or its failure, as a snapshot source. */
-export function sourceOfLookup<T>(read: Settled<Lookup<T>>): Source<T> {
+export function sourceOfLookup<T>(read: ReadResult<Lookup<T>>): Source<T> {
   if (!read.ok) return { status: 'error', error: safeErrorMessage(read.error) };
   return read.value.found
     ? { status: 'ok', data: read.value.value }
@@ -29,14 +29,14 @@ export function sourceOfLookup<T>(read: Settled<Lookup<T>>): Source<T> {
 }
 
 /** A read that always finds something (a list) or its failure, as a snapshot source. */
-export function sourceOfValue<T>(read: Settled<T>): Source<T> {
+export function sourceOfValue<T>(read: ReadResult<T>): Source<T> {
   return read.ok
     ? { status: 'ok', data: read.value }
     : { status: 'error', error: safeErrorMessage(read.error) };
 }
 
 /** The read failed because the cluster (or the thing read) does not exist. */
-export function failedNotFound(read: Settled<unknown>): boolean {
+export function failedNotFound(read: ReadResult<unknown>): boolean {
   return !read.ok && read.error instanceof CollectionError && read.error.code === 'not-found';
 }
 
@@ -73,9 +73,9 @@ export function readAccessEntries(
 /** Fresh reads of the sources that change within seconds of an EKS write call. */
 export interface VolatileReads {
   cluster: ClusterDescription;
-  awsAuth: Settled<Lookup<AwsAuthConfigMap>>;
+  awsAuth: ReadResult<Lookup<AwsAuthConfigMap>>;
   /** Read before the mode was known: in `CONFIG_MAP` mode it is replaced by "cannot exist". */
-  accessEntries: Settled<Lookup<AccessEntry[]>>;
+  accessEntries: ReadResult<Lookup<AccessEntry[]>>;
 }
 
 /**

@@ -64,7 +64,7 @@ import type {
 } from '../ports.ts';
 import { captureSnapshot } from './capture-snapshot.ts';
 import { FollowUpInProgressError } from './errors.ts';
-import { failedNotFound, settle } from './read-sources.ts';
+import { awaitRead, failedNotFound } from './read-sources.ts';
 
 export interface FollowUpSettings {
   delaySeconds: number;
@@ -195,8 +195,8 @@ async function evaluate(
       : deps.capture.withDeadline(options.deadline);
 
   const [captured, stored] = await Promise.all([
-    settle(captureSnapshot(capture, key)),
-    settle(deps.snapshots.latest(key)),
+    awaitRead(captureSnapshot(capture, key)),
+    awaitRead(deps.snapshots.latest(key)),
   ]);
   const previous = stored.ok ? stored.value : undefined;
   const previousState: RunSnapshotResult['previous'] = !stored.ok

@@ -8,7 +8,7 @@
 /**
  * Maps `items` through `fn` with at most `limit` calls in flight; results keep input order.
  * Fails fast: after the first rejection no further item is started, and the first error is
- * thrown once the calls already in flight have settled (nothing keeps running in the background).
+ * thrown once the calls already in flight have finished (nothing keeps running in the background).
  */
 export async function mapLimit<T, R>(
   items: readonly T[],

@@ -191,11 +191,13 @@ describe('createSlackBotSender (sandbox Web API, DynamoDB alert state)', () => {
     'reports {ok:false, error: %s} as undelivered with the cause, stopping the rest',
     async (code, options: { channel?: string; token?: string }, message) => {
       const notices = [notice(), notice({ cluster: { ...TEST_CLUSTER, name: 'other' } })];
+      const [first, second] = notices as [PendingNotice, PendingNotice];
+      const thread = { channel: options.channel ?? sandbox.env.SLACK_CHANNEL, ts: '1.000001' };
       const result = await sender({ ...options, retryBudgetMs: 0 }).send(notices, {
-        threadOf: (n) =>
-          n === notices[1]
-            ? { channel: options.channel ?? sandbox.env.SLACK_CHANNEL, ts: '1.000001' }
-            : undefined,
+        slackThreads: () => ({
+          fresh: [first],
+          replies: [{ thread, notices: [second], broadcast: new Set([second]), board: [] }],
+        }),
       });
       expect(result.delivered.size).toBe(0);
       expect(result.error).toContain(`2 of 2 Slack messages not delivered: ${message}`);

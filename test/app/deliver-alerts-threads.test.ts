@@ -14,6 +14,12 @@ const KEY: ClusterId = {
 };
 const SLACK = { slack: { minSeverity: 'low' as const } };
 
+/** The thread the context's plan replies in, per notice (undefined: a new incident). */
+function threadsPlanned(context: SendContext, notices: readonly PendingNotice[]) {
+  const plan = context.slackThreads?.(notices, 'C0SANDBOX01');
+  return notices.map((n) => plan?.replies.find((r) => r.notices.includes(n))?.thread);
+}
+
 /** A Slack sender that starts a thread per send (ts 1, 2, …) and records the context it was given. */
 function threadingSender(onSend?: () => void) {
   let ts = 0;
@@ -22,12 +28,13 @@ function threadingSender(onSend?: () => void) {
     channel: 'slack',
     async send(notices, context: SendContext = {}): Promise<DeliveryResult> {
       onSend?.();
-      seen.push({ notices: [...notices], threads: notices.map((n) => context.threadOf?.(n)) });
+      const planned = threadsPlanned(context, notices);
+      seen.push({ notices: [...notices], threads: planned });
       ts += 1;
       const thread = { channel: 'C0SANDBOX01', ts: `${ts}.000000` };
       return {
         delivered: new Set(notices),
-        threads: new Map(notices.map((n) => [n, context.threadOf?.(n) ?? thread])),
+        threads: new Map(notices.map((n, i) => [n, planned[i] ?? thread])),
       };
     },
   };

@@ -82,7 +82,7 @@ describe('handleEksEvent', () => {
     expect(h.queue.sent).toHaveLength(1);
   });
 
-  it('never calls EC2 or IAM, with a stored snapshot or without one', async () => {
+  it('never calls EC2 or IAM, nor Kubernetes but aws-auth, with a stored snapshot or without one', async () => {
     for (const stored of [true, false]) {
       const { h, deps, ready } = setup({ stored });
       await ready;
@@ -91,6 +91,7 @@ describe('handleEksEvent', () => {
       if (result.outcome === 'alerted')
         expect(result.basis).toBe(stored ? 'stored-snapshot' : 'bootstrap-capture');
       expect(h.cluster.calls.filter((c) => c.startsWith('ec2:') || c.startsWith('iam:'))).toEqual([]);
+      expect([...new Set(h.cluster.calls.filter((c) => c.startsWith('kube:')))]).toEqual(['kube:awsAuth']);
     }
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readAccessEntries, refreshVolatile, settle } from '../../shared/app/read-sources.ts';
+import { awaitRead, readAccessEntries, refreshVolatile } from '../../shared/app/read-sources.ts';
 import { CollectionError } from '../../shared/errors.ts';
 import type { ClusterDescription, EksReader } from '../../shared/ports.ts';
 import { buildSnapshot, ec2Entry } from '../support/snapshot-builder.ts';
@@ -46,8 +46,8 @@ describe('refreshVolatile', () => {
       stored,
       {
         cluster: described({ status: 'UPDATING', authenticationMode: 'API' }),
-        awsAuth: await settle(Promise.resolve({ found: false as const, reason: 'not found' })),
-        accessEntries: await settle(Promise.resolve({ found: true as const, value: [] })),
+        awsAuth: await awaitRead(Promise.resolve({ found: false as const, reason: 'not found' })),
+        accessEntries: await awaitRead(Promise.resolve({ found: true as const, value: [] })),
       },
       '2026-11-21T00:00:00.000Z',
     );
@@ -66,8 +66,8 @@ describe('refreshVolatile', () => {
       stored,
       {
         cluster: described(),
-        awsAuth: await settle(Promise.reject(denied())),
-        accessEntries: await settle(Promise.reject(denied())),
+        awsAuth: await awaitRead(Promise.reject(denied())),
+        accessEntries: await awaitRead(Promise.reject(denied())),
       },
       '2026-11-21T00:00:00.000Z',
     );
@@ -81,8 +81,8 @@ describe('refreshVolatile', () => {
       stored,
       {
         cluster: described({ authenticationMode: 'CONFIG_MAP' }),
-        awsAuth: await settle(Promise.resolve({ found: false as const, reason: 'not found' })),
-        accessEntries: await settle(Promise.reject(denied())),
+        awsAuth: await awaitRead(Promise.resolve({ found: false as const, reason: 'not found' })),
+        accessEntries: await awaitRead(Promise.reject(denied())),
       },
       '2026-11-21T00:00:00.000Z',
     );

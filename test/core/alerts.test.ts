@@ -4,7 +4,7 @@ import {
   isSpent,
   originOf,
   planAlerts,
-  settleDeliveries,
+  recordDeliveries,
 } from '../../shared/core/alerts/lifecycle.ts';
 import type { Finding } from '../../shared/core/model.ts';
 import { assessSnapshot, diffSnapshots, whatIf } from '../../shared/core/predict/engine.ts';
@@ -35,7 +35,7 @@ function run(
 
 /** Deliver everything in the outbox and return the stored records. */
 function deliverAll(result: ReturnType<typeof planAlerts>): AlertRecord[] {
-  return settleDeliveries(
+  return recordDeliveries(
     result.records,
     { sns: { delivered: new Set(result.outbox.sns) }, slack: { delivered: new Set(result.outbox.slack) } },
     result.outbox,
@@ -126,7 +126,7 @@ describe('planAlerts', () => {
 
   it('keeps a failed send pending with its attempt count and sends it again next run', () => {
     const first = run([], critical(), { kind: 'state' });
-    const failed = settleDeliveries(
+    const failed = recordDeliveries(
       first.records,
       {
         sns: { delivered: new Set(first.outbox.sns) },

@@ -4,6 +4,7 @@ import { describe, it } from 'vitest';
 import {
   type AwsAuthMappings,
   encodeAwsAuth,
+  encodeMapRoles,
   type ParsedAwsAuth,
   parseAwsAuth,
   type RoleMapping,
@@ -277,6 +278,33 @@ describe('encodeAwsAuth then parseAwsAuth (property)', () => {
           (i) => i.kind !== 'suspicious-value' || i.dataKey !== 'mapAccounts',
         );
         assertEqual(unexpected, [], 'issues');
+      }),
+      RUNS,
+    );
+  });
+
+  it('encodeMapRoles hands over exactly the mapRoles a parse of its text gives (locations included)', () => {
+    // An EKS-written role whose ARN is empty (a plan's `""`) is the one invalid role a simulation makes.
+    const anyRole = fc.oneof(
+      role,
+      role.map(({ sso: _s, ...r }) => ({ ...r, rolearn: '' })),
+    );
+    fc.assert(
+      fc.property(fc.array(anyRole, { maxLength: 4 }), (roles) => {
+        const { text, mappings } = encodeMapRoles(roles);
+        const parsed = parseChecked(text === undefined ? {} : { mapRoles: text });
+        if (mappings === undefined) {
+          // Only when the parser drops a role: then the caller parses the text.
+          if (parsed.roles.length === roles.length) throw new Error('mappings withheld for valid roles');
+          return;
+        }
+        assertEqual(mappings, parsed.roles, 'mappings');
+        assertEqual(
+          parsed.issues.filter((i) => i.dataKey === 'mapRoles'),
+          [],
+          'mapRoles issues',
+        );
+        assertEqual(parsed.keyStatus.mapRoles, text === undefined ? 'missing' : 'ok', 'status');
       }),
       RUNS,
     );

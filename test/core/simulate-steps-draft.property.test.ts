@@ -1,11 +1,12 @@
 /**
  * A plan's run of node-group and Fargate steps edits mapRoles decoded and encodes it once
- * (`MapRolesDraft`, shared/core/predict/simulate.ts). That must be invisible: the state after the steps
+ * (`MapRolesDraft`, shared/core/predict/map-roles-edit.ts). That must be invisible: the state after the steps
  * and every effect are those of applying the changes one by one, each parsing the aws-auth the
  * previous one wrote and encoding its own edit.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseAwsAuth } from '../../shared/core/aws-auth/index.ts';
 import type { ClusterSnapshot } from '../../shared/core/model.ts';
 import { type SimulatedStep, simulateSteps } from '../../shared/core/plan/simulate-steps.ts';
 import type { Change } from '../../shared/core/predict/change.ts';
@@ -169,5 +170,49 @@ describe('simulateSteps: node-group and Fargate runs (property)', () => {
       }),
       RUNS,
     );
+  });
+});
+
+describe('simulateChange: the parse it hands over (property)', () => {
+  it('is the parse of the aws-auth it leaves, whenever it hands one over', () => {
+    fc.assert(
+      fc.property(snapshot, fc.array(change, { minLength: 1, maxLength: 6 }), (start, changes) => {
+        let state = start;
+        let parsed = state.awsAuth.status === 'ok' ? parseAwsAuth(state.awsAuth.data.data) : undefined;
+        for (const c of changes) {
+          let sim: ReturnType<typeof simulateChange>;
+          try {
+            sim = simulateChange(state, c, parsed === undefined ? {} : { awsAuth: parsed });
+          } catch (error) {
+            if (!(error instanceof SimulationError)) throw error;
+            continue;
+          }
+          const written = sim.after.awsAuth;
+          if (sim.awsAuth !== undefined) {
+            if (written.status !== 'ok')
+              throw new Error('a parse handed over for an aws-auth that is not ok');
+            expect(sim.awsAuth).toEqual(parseAwsAuth(written.data.data));
+          }
+          state = sim.after;
+          parsed = sim.awsAuth;
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('hands one over for a node group deletion that rewrites a clean mapRoles', () => {
+    const start = buildSnapshot({
+      data: { mapRoles: [nodeMapping(role('node-a')), nodeMapping(role('node-b'))].join('') },
+      nodegroups: [nodegroup('ng-1', role('node-a')), nodegroup('ng-2', role('node-b'))],
+    });
+    if (start.awsAuth.status !== 'ok') throw new Error('aws-auth');
+    const sim = simulateChange(
+      start,
+      { kind: 'delete-nodegroup', nodegroupName: 'ng-1', nodeRole: role('node-a') },
+      { awsAuth: parseAwsAuth(start.awsAuth.data.data) },
+    );
+    expect(sim.removedFromAwsAuth).toHaveLength(1);
+    expect(sim.awsAuth?.roles.map((r) => r.rolearn)).toEqual([role('node-b')]);
   });
 });

@@ -11,8 +11,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateSnapshotShape, SHAPE_FILE } from '../../scripts/gen-snapshot-validator.ts';
 import { loadSnapshot } from '../../shared/cli/inputs.ts';
-import { acceptSnapshot, type Shape } from '../../shared/core/snapshot/accept.ts';
+import { acceptSnapshot } from '../../shared/core/snapshot/accept.ts';
 import { SNAPSHOT_SHAPE } from '../../shared/core/snapshot/shape.generated.ts';
+import type { Shape } from '../../shared/core/snapshot/shape.ts';
 import { clusterSnapshotSchema, validateSnapshot } from '../../shared/core/snapshot/snapshot-schema.ts';
 import { createFakeIo } from '../support/fake-io.ts';
 

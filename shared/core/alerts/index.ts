@@ -11,12 +11,15 @@ export {
   type Notice,
   type PendingNotice,
   planAlerts,
-  settleDeliveries,
+  recordDeliveries,
 } from './lifecycle.ts';
 export {
+  planSlackThreads,
   recordsToKeep,
+  type SlackThreadPlan,
   type SlackThreadRef,
   type ThreadedRecord,
+  type ThreadReplies,
   threadBoard,
   threadKey,
   threadOfRecord,

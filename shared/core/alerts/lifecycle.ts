@@ -327,7 +327,7 @@ export function planAlerts(input: LifecycleInput): LifecycleResult {
  * After sending: drop what was delivered, keep what failed with its attempt count and error.
  * `delivered` holds the notices (by identity within the outbox) a channel accepted.
  */
-export function settleDeliveries(
+export function recordDeliveries(
   records: readonly AlertRecord[],
   results: Partial<Record<Channel, { delivered: ReadonlySet<PendingNotice>; error?: string }>>,
   outbox: Record<Channel, PendingNotice[]>,

@@ -10,7 +10,7 @@
  * fingerprint) finds the prediction's thread. The field rides on the alert record as stored; the
  * lifecycle (alerts.ts) clones records whole, so it survives planning untouched.
  */
-import type { AlertRecord, Notice } from './lifecycle.ts';
+import type { AlertRecord, Notice, PendingNotice } from './lifecycle.ts';
 import { isSpent } from './lifecycle.ts';
 
 /** A Slack message that starts a thread: channel ID and message `ts`. */
@@ -78,4 +78,60 @@ export function recordsToKeep(records: readonly ThreadedRecord[]): ThreadedRecor
   return records.filter(
     (r) => !isSpent(r) || (r.slackThread !== undefined && openThreads.has(threadKey(r.slackThread))),
   );
+}
+
+/** The notices of one thread of the channel: its replies, then the edit of its first message. */
+export interface ThreadReplies<N extends Notice = PendingNotice> {
+  thread: SlackThreadRef;
+  notices: N[];
+  /**
+   * The notices whose reply is also shown in the channel (`reply_broadcast`): those that open or
+   * escalate something; a resolution stays in the thread. A message carrying one is broadcast.
+   */
+  broadcast: ReadonlySet<N>;
+  /** What the thread's first message shows after this run (`threadBoard`); empty: not edited. */
+  board: Notice[];
+}
+
+/** Where each notice of one Slack send goes (bot-token mode). */
+export interface SlackThreadPlan<N extends Notice = PendingNotice> {
+  /**
+   * New incidents: posted to the channel, the first message starting the thread that the rest of
+   * them (an alert storm split over several messages) continue.
+   */
+  fresh: N[];
+  /** Notices that continue a thread of this channel, one entry per thread in first-seen order. */
+  replies: ThreadReplies<N>[];
+}
+
+/**
+ * The threading of `notices` sent to `channel`: a notice whose record has a thread in this channel
+ * (its own or a record's on the same subject, `threadOfRecord`) is a reply there; any other starts
+ * a new incident (a thread in another channel cannot be replied to).
+ */
+export function planSlackThreads<N extends Notice>(
+  notices: readonly N[],
+  records: readonly ThreadedRecord[],
+  channel: string,
+): SlackThreadPlan<N> {
+  const byPrint = new Map(records.map((r) => [r.fingerprint, r] as const));
+  const fresh: N[] = [];
+  const replies = new Map<string, ThreadReplies<N> & { broadcast: Set<N> }>();
+  for (const n of notices) {
+    const record = byPrint.get(n.finding.fingerprint);
+    const thread = record === undefined ? undefined : threadOfRecord(record, records);
+    if (thread === undefined || thread.channel !== channel) {
+      fresh.push(n);
+      continue;
+    }
+    const key = threadKey(thread);
+    let group = replies.get(key);
+    if (group === undefined) {
+      group = { thread, notices: [], broadcast: new Set(), board: threadBoard(thread, records) };
+      replies.set(key, group);
+    }
+    group.notices.push(n);
+    if (n.kind !== 'resolved') group.broadcast.add(n);
+  }
+  return { fresh, replies: [...replies.values()] };
 }

@@ -3,6 +3,7 @@
  * only where go-yaml would quote them (`encodeAwsAuth`, `formatRoleMappingYaml`).
  */
 import { INVISIBLE_FORMAT } from '../quote/unicode.ts';
+import { toMapping } from './entry-memo.ts';
 import { resolve, STR_TAG } from './goyaml/resolve.ts';
 import type { AwsAuthMappings, RoleMapping, UserMapping } from './parse-result.ts';
 
@@ -138,10 +139,49 @@ function userLines(u: Omit<UserMapping, 'location'>): string[] {
  */
 export function encodeAwsAuth(m: AwsAuthMappings): Record<string, string> {
   const out: Record<string, string> = {};
-  if (m.roles.length > 0) out.mapRoles = m.roles.map((r) => listItem(roleLines(r, ''))).join('');
+  if (m.roles.length > 0) out.mapRoles = encodeMapRoles(m.roles).text as string;
   if (m.users.length > 0) out.mapUsers = m.users.map((u) => listItem(userLines(u))).join('');
   if (m.accounts.length > 0) out.mapAccounts = m.accounts.map((a) => `- ${yamlScalar(a)}\n`).join('');
   return out;
+}
+
+/**
+ * `mapRoles` as `encodeAwsAuth` writes it (undefined for no roles), with the mappings a parse of
+ * that text gives back: the same roles, each located where the encoder put it (every scalar is
+ * written on one line, so an entry's first line is known from the line counts before it; its
+ * first key is at column 3, after `- `). Undefined mappings when a role is not valid (no rolearn
+ * and no sso, or both): the parser drops it with an issue, so only a parse of the text says what
+ * comes back. For a simulated write, which reads its mappings from here instead of parsing the
+ * text it just wrote (the encode/parse property test holds the two equal).
+ */
+export function encodeMapRoles(roles: ReadonlyArray<Omit<RoleMapping, 'location'>>): {
+  text: string | undefined;
+  mappings: RoleMapping[] | undefined;
+} {
+  if (roles.length === 0) return { text: undefined, mappings: [] };
+  let text = '';
+  let line = 1;
+  let mappings: RoleMapping[] | undefined = [];
+  roles.forEach((r, index) => {
+    const lines = roleLines(r, '');
+    text += listItem(lines);
+    const arn = r.rolearn !== undefined && r.rolearn !== '';
+    if (arn === (r.sso !== undefined)) mappings = undefined;
+    else if (mappings !== undefined) {
+      // Built as the parser builds it from the decoded entry (its fields in the parser's order).
+      const entry = {
+        arn: r.rolearn ?? '',
+        sso: r.sso === undefined ? null : { ...r.sso, partition: r.sso.partition ?? '' },
+        username: r.username,
+        groups: r.groups,
+        userid: r.userid ?? '',
+      };
+      const made = toMapping('mapRoles', entry, { dataKey: 'mapRoles', index, line, column: 3 });
+      if ('role' in made) mappings.push(made.role);
+    }
+    line += lines.length;
+  });
+  return { text, mappings };
 }
 
 /**

@@ -27,7 +27,7 @@
  * is a dev dependency). Pure: no I/O, no clock; never throws.
  */
 
-export { encodeAwsAuth, formatRoleMappingYaml } from './encode.ts';
+export { encodeAwsAuth, encodeMapRoles, formatRoleMappingYaml } from './encode.ts';
 export { type ConfigMapManifestResult, configMapDataFromManifest } from './manifest.ts';
 export { parseAwsAuthShared, withAwsAuthMemo } from './memo.ts';
 export { awsAuthFastPathAccepts, parseAwsAuth, parseAwsAuthSlow } from './parse.ts';

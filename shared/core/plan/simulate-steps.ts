@@ -20,14 +20,8 @@ import {
 } from '../predict/analysis.ts';
 import type { Change } from '../predict/change.ts';
 import { assessSnapshot, sortFindings, whatIfChanges } from '../predict/engine.ts';
-import {
-  draftMappings,
-  type MapRolesDraft,
-  type SimulationEffect,
-  SimulationError,
-  settleMapRoles,
-  simulateChange,
-} from '../predict/simulate.ts';
+import { draftMappings, type MapRolesDraft, writeDraft } from '../predict/map-roles-edit.ts';
+import { type SimulationEffect, SimulationError, simulateChange } from '../predict/simulate.ts';
 import { awsAuthLossEffects, type LineMapper } from './aws-auth-losses.ts';
 import type { StepAction } from './plan-steps.ts';
 import { applyCreated, roleUsesOf, workloadIdentitySubjects } from './translate-workload-identity.ts';
@@ -309,7 +303,7 @@ function replacesMapRoles(w: AwsAuthWrite): boolean {
 
 /**
  * Applies one step without evaluating anything; its effects go to `own`. A change's mapRoles edits
- * go into `draft` when given (the caller settles it before anything reads aws-auth).
+ * go into `draft` when given (the caller writes it before anything reads aws-auth).
  */
 function applyStep(
   state: ClusterSnapshot,
@@ -320,7 +314,7 @@ function applyStep(
   switch (action.kind) {
     case 'change':
       try {
-        const sim = simulateChange(state, action.change, draft);
+        const sim = simulateChange(state, action.change, draft === undefined ? {} : { draft });
         own.push(...sim.effects);
         return sim.after;
       } catch (error) {
@@ -368,8 +362,8 @@ function evaluateSteps(
   // Consecutive changes outside a replace window edit mapRoles decoded, encoded once after the
   // run (`MapRolesDraft`): a run of node-group and Fargate steps writes aws-auth once.
   let draft: MapRolesDraft | undefined;
-  const settle = () => {
-    if (draft !== undefined) state = settleMapRoles(state, draft);
+  const write = () => {
+    if (draft !== undefined) state = writeDraft(state, draft).state;
     draft = undefined;
   };
   steps.forEach((step, i) => {
@@ -378,7 +372,7 @@ function evaluateSteps(
     const window = step.half === 'delete' && step.replaceOrder === 'delete-first';
     const entryChange = entryChangeOf(action);
     if (entryChange !== undefined && !window && state.accessEntries.status === 'ok') {
-      settle();
+      write();
       batch ??= new EntryBatch({ ...state, accessEntries: state.accessEntries });
       batch.apply(entryChange, own);
       touch(at, changeSubjects(entryChange), i);
@@ -405,7 +399,7 @@ function evaluateSteps(
       beforeView = analyzeWithAwsAuth(state, pending);
       draft = undefined;
     }
-    settle();
+    write();
     const before = state;
     const next = applyStep(before, action, own);
     if (action.kind === 'change') {
@@ -431,7 +425,7 @@ function evaluateSteps(
     state = next;
   });
   at.fallback ??= modeStep ?? (steps.length > 0 ? steps.length - 1 : undefined);
-  settle();
+  write();
   const after = batch === undefined ? state : batch.state();
   const changeSteps = steps.flatMap((s, i) =>
     s.action.kind === 'change' ? [{ change: s.action.change, i }] : [],

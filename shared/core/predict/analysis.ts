@@ -145,17 +145,23 @@ function remembered<K extends object, V>(
   return made;
 }
 
-export function analyzeSnapshot(snapshot: ClusterSnapshot): Analysis {
+/**
+ * The analysis of `snapshot`. `awsAuth`, when given, is the parse of its aws-auth (an ok source)
+ * the caller already has — the state before a change, or what a simulation wrote
+ * (`Simulation.awsAuth`) — so that the text is not parsed again.
+ */
+export function analyzeSnapshot(snapshot: ClusterSnapshot, awsAuth?: ParsedAwsAuth): Analysis {
   const known = analysed?.get(snapshot);
   if (known !== undefined) return known;
-  const a = analyze(snapshot);
+  const a = analyze(snapshot, awsAuth);
   analysed?.set(snapshot, a);
   return a;
 }
 
 /**
  * The analysis of `snapshot` with `awsAuth` standing for the parse of its aws-auth (an ok source),
- * for a state whose aws-auth text is not written yet (simulate.ts `draftMappings`). Not remembered.
+ * for a state whose aws-auth text is not written yet (simulate.ts `draftMappings`: mappings
+ * without lines). Not remembered.
  */
 export function analyzeWithAwsAuth(snapshot: ClusterSnapshot, awsAuth: ParsedAwsAuth): Analysis {
   return analyze(snapshot, awsAuth);

@@ -13,7 +13,7 @@ import { PARITY_RULES } from '../rules/parity-rules.ts';
 import type { Rule, RuleContext, RuleKind } from '../rules/types.ts';
 import { type Analysis, analyzeSnapshot, withEvaluationMemo } from './analysis.ts';
 import type { Change } from './change.ts';
-import { type SimulationEffect, simulateChange } from './simulate.ts';
+import { type SimulateOptions, type SimulationEffect, simulateChange } from './simulate.ts';
 
 export type { SimulationEffect } from './simulate.ts';
 
@@ -177,9 +177,9 @@ export function whatIf(
   options: EvaluateOptions = {},
 ): WhatIfResult {
   const trigger = options.trigger ?? 'whatif';
-  const sim = simulateChange(snapshot, change);
   const b = analyzeSnapshot(snapshot);
-  const a = analyzeSnapshot(sim.after);
+  const sim = simulateChange(snapshot, change, parseOf(b));
+  const a = analyzeSnapshot(sim.after, sim.awsAuth);
   const findings = predictedFindings(b, a, change, options, trigger, {
     before: run('state', ctxOf(b, options), trigger),
     after: run('state', ctxOf(a, options), trigger),
@@ -216,9 +216,10 @@ export interface EventPrediction extends WhatIfResult {
 /**
  * A CloudTrail event's prediction in one evaluation: `whatIf(before, change)` and
  * `diffSnapshots(stored, now)`, where `now` is `before` with the compute the change takes away
- * gone. Each distinct aws-auth text is parsed once and each state's rules run once: when the
- * fresh read left the stored snapshot's sources as they were (`refreshVolatile` keeps the stored
- * objects then), the stored state is the state before and is not evaluated again.
+ * gone. Each aws-auth text read is parsed once, the simulated one not at all (the simulation
+ * hands over the mappings it wrote), and each state's rules run once: when the fresh read left
+ * the stored snapshot's sources as they were (`refreshVolatile` keeps the stored objects then),
+ * the stored state is the state before and is not evaluated again.
  */
 export function predictEvent(
   stored: ClusterSnapshot | undefined,
@@ -228,9 +229,9 @@ export function predictEvent(
 ): EventPrediction {
   return withEvaluationMemo(() => {
     const trigger = options.trigger ?? 'whatif';
-    const sim = simulateChange(before, change);
     const b = analyzeSnapshot(before);
-    const a = analyzeSnapshot(sim.after);
+    const sim = simulateChange(before, change, parseOf(b));
+    const a = analyzeSnapshot(sim.after, sim.awsAuth);
     const stateB = run('state', ctxOf(b, options), trigger);
     const findings = predictedFindings(b, a, change, options, trigger, {
       before: stateB,
@@ -239,8 +240,11 @@ export function predictEvent(
     const prediction = { change, after: sim.after, effects: sim.effects, findings };
     if (stored === undefined) return { ...prediction, already: [] };
     const now = { ...before, nodegroups: sim.after.nodegroups, compute: sim.after.compute };
-    const s = sameEvaluatedState(stored, before) ? b : analyzeSnapshot(stored);
-    const n = analyzeSnapshot(now);
+    // `refreshVolatile` keeps the stored aws-auth object when the fresh read found the same text.
+    const s = sameEvaluatedState(stored, before)
+      ? b
+      : analyzeSnapshot(stored, stored.awsAuth === before.awsAuth ? b.awsAuth : undefined);
+    const n = analyzeSnapshot(now, b.awsAuth);
     const transition = run('transition', ctxOf(n, options, { previous: s }), trigger);
     const fresh = newIn(
       run('state', ctxOf(n, options), trigger),
@@ -248,6 +252,11 @@ export function predictEvent(
     );
     return { ...prediction, already: sortFindings(dedupeFindings([...transition, ...fresh])) };
   });
+}
+
+/** The simulation options that hand it the parse of the analysed state's aws-auth. */
+function parseOf(a: Analysis): SimulateOptions {
+  return a.awsAuth === undefined ? {} : { awsAuth: a.awsAuth };
 }
 
 /**

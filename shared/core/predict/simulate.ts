@@ -15,18 +15,19 @@ import {
   WINDOWS_NODE_GROUPS,
 } from '../access/resolve.ts';
 import { refusedEntryArn, roleArnIndex } from '../access/role-arn.ts';
-import {
-  encodeAwsAuth,
-  type ParsedAwsAuth,
-  parseAwsAuthShared,
-  type RoleMapping,
-} from '../aws-auth/index.ts';
+import type { ParsedAwsAuth } from '../aws-auth/index.ts';
 import type { AccessEntry, AuthenticationMode, ClusterSnapshot, Nodegroup } from '../model.ts';
 import {
   isWorkloadIdentityChange,
   simulateWorkloadIdentityChange,
 } from '../workload-identity/simulate-workload-identity.ts';
 import type { Change } from './change.ts';
+import {
+  type AwsAuthEdit,
+  addAwsAuthEntry,
+  type MapRolesDraft,
+  removeFromMapRoles,
+} from './map-roles-edit.ts';
 import { MODE_SWITCH_BACK_FILL } from './mode-switch-back-fill.ts';
 import { simulateCaChange } from './simulate-certificate-authority.ts';
 
@@ -43,6 +44,20 @@ export interface Simulation {
   effects: SimulationEffect[];
   /** Roles (principalKey) EKS removes from aws-auth as part of the change. */
   removedFromAwsAuth: string[];
+  /**
+   * The parse of `after`'s aws-auth (an ok source), when known without parsing its text: the
+   * parse handed in when the change left aws-auth as it was, the edited mappings when EKS rewrote
+   * mapRoles (`encodeMapRoles`). Undefined otherwise (with a draft, or an edit only a parse of the
+   * written text can tell): an analysis then parses the text.
+   */
+  awsAuth?: ParsedAwsAuth;
+}
+
+export interface SimulateOptions {
+  /** The parse of the input snapshot's aws-auth (an ok source), so that the simulation does not parse it again. */
+  awsAuth?: ParsedAwsAuth;
+  /** mapRoles edits go into this draft instead of the text (see `MapRolesDraft`). */
+  draft?: MapRolesDraft;
 }
 
 export class SimulationError extends SentinelError {
@@ -65,172 +80,6 @@ export function otherManagedNodegroupsUsing(
   );
 }
 
-function stripLocation(m: RoleMapping): Omit<RoleMapping, 'location'> {
-  const { location: _location, ...rest } = m;
-  return rest;
-}
-
-type Roles = Array<Omit<RoleMapping, 'location'>>;
-
-/** mapRoles re-encoded unchanged, per parse (a plan's node-group steps re-add roles already mapped). */
-const unchangedEncoding = new WeakMap<ParsedAwsAuth, ReturnType<typeof encodeAwsAuth>>();
-
-function reencoded(parsed: ParsedAwsAuth, roles: Roles): ReturnType<typeof encodeAwsAuth> {
-  const known = unchangedEncoding.get(parsed);
-  if (known !== undefined) return known;
-  const encoded = encodeAwsAuth({ roles, users: [], accounts: [] });
-  unchangedEncoding.set(parsed, encoded);
-  return encoded;
-}
-
-/**
- * mapRoles held decoded across consecutive simulated changes (a plan's node-group and Fargate
- * steps, preapply/simulate-steps.ts): each `editMapRoles` edits `roles` where it would parse the
- * text and encode the result, and `settleMapRoles` encodes once at the end. The same text comes
- * out: decoding what `encodeAwsAuth` wrote gives back the same roles (the encode/parse property
- * test), so a chain of parse-edit-encode ends in the encoding of the last edit's roles. Until
- * settled, the draft's snapshot carries the mapRoles text from before the first edit.
- */
-export interface MapRolesDraft {
-  /** The parse the first edit read, and the roles the last edit left (undefined before the first). */
-  from?: { parsed: ParsedAwsAuth; unchanged: Roles };
-  roles?: Roles;
-}
-
-/**
- * The roles a parse of their encoding gives back: the parser keeps every valid entry as it was
- * written, and these come from a parse or from EKS (a rolearn, no sso) — so all but an EKS entry
- * whose ARN is empty (the plan said `""`), which the parser drops as invalid.
- */
-function readBack(roles: Roles): Roles {
-  const valid = (r: Roles[number]) => (r.rolearn !== undefined && r.rolearn !== '') !== (r.sso !== undefined);
-  return roles.every(valid) ? roles : roles.filter(valid);
-}
-
-/**
- * The mappings of the draft's aws-auth once settled, without writing the text: the roles a parse
- * of it would give (locations without line and column: there is no text yet), the other keys and
- * their issues as parsed before the first edit (only mapRoles is edited, and the encoder's
- * mapRoles has no issue of its own beyond the invalid entries `readBack` drops). For what reads
- * mappings, not lines or issues: awsAuthLosses on the state before a write that replaces mapRoles.
- */
-export function draftMappings(draft: MapRolesDraft): ParsedAwsAuth | undefined {
-  const { roles, from } = draft;
-  if (roles === undefined || from === undefined) return undefined;
-  const { parsed } = from;
-  // Edits that changed nothing (EKS re-adding a mapped role): the parse they read has the same
-  // mappings as the re-encoding (only its lines and mapRoles issues are those of the old text).
-  if (roles === from.unchanged) return parsed;
-  return {
-    roles: readBack(roles).map((r, index) => ({ ...r, location: { dataKey: 'mapRoles', index } })),
-    users: parsed.users,
-    accounts: parsed.accounts,
-    issues: parsed.issues.filter((i) => i.dataKey !== 'mapRoles'),
-    keyStatus: { ...parsed.keyStatus, mapRoles: roles.length > 0 ? 'ok' : 'missing' },
-  };
-}
-
-/** Writes the draft's roles into mapRoles of `s` (a copy), as the last edit would have. */
-export function settleMapRoles(s: ClusterSnapshot, draft: MapRolesDraft): ClusterSnapshot {
-  const { roles, from } = draft;
-  if (roles === undefined || from === undefined || s.awsAuth.status !== 'ok') return s;
-  return {
-    ...s,
-    awsAuth: {
-      status: 'ok',
-      data: { ...s.awsAuth.data, data: withMapRoles(s.awsAuth.data.data, roles, from) },
-    },
-  };
-}
-
-function withMapRoles(
-  current: Record<string, string>,
-  roles: Roles,
-  from: NonNullable<MapRolesDraft['from']>,
-): Record<string, string> {
-  const encoded =
-    roles === from.unchanged
-      ? reencoded(from.parsed, roles)
-      : encodeAwsAuth({ roles, users: [], accounts: [] });
-  const data = { ...current };
-  if (encoded.mapRoles !== undefined && roles.length > 0) data.mapRoles = encoded.mapRoles;
-  else delete data.mapRoles;
-  return data;
-}
-
-/**
- * Rewrite mapRoles of an ok aws-auth source (into `draft` when given, the text left as it was).
- * Returns false when aws-auth cannot be edited.
- */
-function editMapRoles(s: ClusterSnapshot, edit: (roles: Roles) => Roles, draft?: MapRolesDraft): boolean {
-  if (s.awsAuth.status !== 'ok') return false;
-  let from = draft?.from;
-  let current = draft?.roles === undefined ? undefined : readBack(draft.roles);
-  if (from === undefined || current === undefined) {
-    const parsed = parseAwsAuthShared(s.awsAuth.data.data);
-    if (parsed.keyStatus.mapRoles === 'failed') return false;
-    current = parsed.roles.map(stripLocation);
-    from = { parsed, unchanged: current };
-  }
-  const roles = edit(current);
-  let data = s.awsAuth.data.data;
-  if (draft !== undefined) {
-    draft.from = from;
-    draft.roles = roles;
-  } else {
-    data = withMapRoles(data, roles, from);
-  }
-  s.awsAuth = {
-    status: 'ok',
-    data: {
-      ...s.awsAuth.data,
-      data,
-      managedFields: [
-        ...s.awsAuth.data.managedFields,
-        { manager: 'vpcLambda', operation: 'Update', dataKeys: ['mapRoles'] },
-      ],
-    },
-  };
-  return true;
-}
-
-/** Removes every mapRoles entry of the role `key`; `count`: how many there were. */
-function removeFromMapRoles(
-  s: ClusterSnapshot,
-  key: string,
-  draft: MapRolesDraft | undefined,
-): { edited: boolean; count: number } {
-  let count = 0;
-  const edited = editMapRoles(
-    s,
-    (roles) =>
-      roles.filter((r) => {
-        const hit = !!r.rolearn && principalKey(r.rolearn) === key;
-        if (hit) count++;
-        return !hit;
-      }),
-    draft,
-  );
-  return { edited, count };
-}
-
-function addAwsAuthEntry(
-  s: ClusterSnapshot,
-  mapping: Omit<RoleMapping, 'location'>,
-  draft: MapRolesDraft | undefined,
-): boolean {
-  if (s.awsAuth.status === 'absent') {
-    s.awsAuth = { status: 'ok', data: { data: {}, managedFields: [] } };
-  }
-  const key = principalKey(mapping.rolearn ?? '');
-  return editMapRoles(
-    s,
-    (roles) =>
-      roles.some((r) => r.rolearn && r.rolearn.toLowerCase() === key) ? roles : [...roles, mapping],
-    draft,
-  );
-}
-
 function addAccessEntry(s: ClusterSnapshot, entry: AccessEntry): boolean {
   if (s.cluster.authenticationMode === 'CONFIG_MAP' || s.accessEntries.status === 'error') return false;
   const list = s.accessEntries.status === 'ok' ? s.accessEntries.data : [];
@@ -240,11 +89,29 @@ function addAccessEntry(s: ClusterSnapshot, entry: AccessEntry): boolean {
   return true;
 }
 
+function simulation(
+  after: ClusterSnapshot,
+  effects: SimulationEffect[],
+  removedFromAwsAuth: string[],
+  edits: AwsAuthEdit,
+): Simulation {
+  const sim = { after, effects, removedFromAwsAuth };
+  return edits.awsAuth === undefined || after.awsAuth.status !== 'ok'
+    ? sim
+    : { ...sim, awsAuth: edits.awsAuth };
+}
+
 /**
- * Applies `change` to a copy of `snapshot`. With `draft`, its mapRoles edits go into the draft
- * (see `MapRolesDraft`), which must then be settled before the result's aws-auth is read.
+ * Applies `change` to a copy of `snapshot`. With `options.draft`, its mapRoles edits go into the
+ * draft (see `MapRolesDraft`), which must then be written (`writeDraft`) before the result's
+ * aws-auth is read.
  */
-export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?: MapRolesDraft): Simulation {
+export function simulateChange(
+  snapshot: ClusterSnapshot,
+  change: Change,
+  options: SimulateOptions = {},
+): Simulation {
+  const edits: AwsAuthEdit = { ...options };
   // A shallow copy: every case below replaces the top-level fields it changes, never edits inside
   // them, so the 5,000-node lists etc. are shared with `snapshot` instead of copied per change.
   const s: ClusterSnapshot = { ...snapshot };
@@ -254,8 +121,8 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?
   const effect = (summary: string, assumed = false) => effects.push({ summary, assumed });
 
   if (isWorkloadIdentityChange(change)) {
-    simulateWorkloadIdentityChange(s, change, effect);
-    return { after: s, effects, removedFromAwsAuth: removed };
+    simulateWorkloadIdentityChange(s, change, effect, edits.awsAuth);
+    return simulation(s, effects, removed, edits);
   }
   switch (change.kind) {
     case 'delete-nodegroup': {
@@ -291,7 +158,7 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?
         );
       } else if (mode !== 'API') {
         const key = principalKey(roleArn);
-        const { edited, count } = removeFromMapRoles(s, key, draft);
+        const { edited, count } = removeFromMapRoles(s, key, edits);
         if (edited && count > 0) {
           removed.push(key);
           effect(
@@ -332,7 +199,7 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?
             username: NODE_USERNAME,
             groups: windows ? [...WINDOWS_NODE_GROUPS] : [...NODE_GROUPS],
           },
-          draft,
+          edits,
         )
       ) {
         effect(`EKS adds ${change.nodeRole} to aws-auth mapRoles`);
@@ -373,7 +240,7 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?
             username: SESSION_NODE_USERNAME,
             groups: [...FARGATE_GROUPS],
           },
-          draft,
+          edits,
         )
       ) {
         effect(`EKS adds ${change.podExecutionRoleArn} to aws-auth mapRoles (system:node:{{SessionName}})`);
@@ -420,7 +287,7 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?
         s.fargateProfiles.status === 'ok' &&
         s.fargateProfiles.data.some((p) => principalKey(p.podExecutionRoleArn) === key);
       if (!othersUse) {
-        const { count } = removeFromMapRoles(s, key, draft);
+        const { count } = removeFromMapRoles(s, key, edits);
         if (count > 0) {
           removed.push(key);
           effect(`EKS may remove ${roleArn} from aws-auth (undocumented; assumed, as for node groups)`, true);
@@ -542,5 +409,5 @@ export function simulateChange(snapshot: ClusterSnapshot, change: Change, draft?
       simulateCaChange(s, change, effect);
       break;
   }
-  return { after: s, effects, removedFromAwsAuth: removed };
+  return simulation(s, effects, removed, edits);
 }

@@ -13,17 +13,7 @@
  */
 import type { ClusterSnapshot } from '../model.ts';
 import { SNAPSHOT_SHAPE } from './shape.generated.ts';
-
-/** What a value must be, as the zod schema says it (only the constructs the schema uses). */
-export type Shape =
-  | { string: RegExp[]; minLength?: number }
-  | { int: true; min: number }
-  | 'boolean'
-  | { oneOf: Array<string | number | boolean> }
-  | { array: Shape }
-  | { record: Shape }
-  | { object: Record<string, Shape>; optional?: string[] }
-  | { union: string; options: Record<string, Shape> };
+import type { Shape } from './shape.ts';
 
 const NO: unique symbol = Symbol('invalid');
 type Check = (v: unknown) => unknown;

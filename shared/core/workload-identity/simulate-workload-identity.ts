@@ -7,7 +7,7 @@
  * more access and marks it `assumed`, as simulate.ts does.
  */
 
-import { parseAwsAuthShared } from '../aws-auth/index.ts';
+import { type ParsedAwsAuth, parseAwsAuthShared } from '../aws-auth/index.ts';
 import type { ClusterSnapshot, PodIdentityAssociation } from '../model.ts';
 import { type Change, POD_IDENTITY_AGENT_ADDON, roleMatches } from '../predict/change.ts';
 import { roleArnsInUse } from './identity.ts';
@@ -74,7 +74,11 @@ function usersOfRole(s: ClusterSnapshot, match: (arn: string) => boolean): strin
  * Whether any source of the snapshot names the role, and which sources could not be read (so
  * "nothing names it" is never said of a source that was not looked at).
  */
-function roleUse(s: ClusterSnapshot, match: (arn: string) => boolean): { named: boolean; unread: string[] } {
+function roleUse(
+  s: ClusterSnapshot,
+  match: (arn: string) => boolean,
+  parsedAwsAuth: ParsedAwsAuth | undefined,
+): { named: boolean; unread: string[] } {
   const sources: ReadonlyArray<[string, { status: string } | undefined]> = [
     ['node groups', s.nodegroups],
     ['nodes', s.compute],
@@ -87,7 +91,8 @@ function roleUse(s: ClusterSnapshot, match: (arn: string) => boolean): { named: 
     ['aws-auth', s.awsAuth],
   ];
   const unread = sources.filter(([, source]) => source?.status === 'error').map(([name]) => name);
-  const awsAuth = s.awsAuth.status === 'ok' ? parseAwsAuthShared(s.awsAuth.data.data).roles : [];
+  const awsAuth =
+    s.awsAuth.status === 'ok' ? (parsedAwsAuth ?? parseAwsAuthShared(s.awsAuth.data.data)).roles : [];
   const named =
     roleArnsInUse(s).some(match) ||
     (s.accessEntries.status === 'ok' && s.accessEntries.data.some((e) => match(e.principalArn))) ||
@@ -117,10 +122,12 @@ function editAssociations(
 }
 
 /** Apply a workload-identity change to `s` (a clone the caller owns), recording its effects. */
+/** `parsedAwsAuth`: the parse of `s`'s aws-auth, when the caller has it (an ok source). */
 export function simulateWorkloadIdentityChange(
   s: ClusterSnapshot,
   change: WorkloadIdentityChange,
   effect: Effect,
+  parsedAwsAuth?: ParsedAwsAuth,
 ): void {
   switch (change.kind) {
     case 'create-pod-identity-association': {
@@ -227,7 +234,7 @@ export function simulateWorkloadIdentityChange(
     case 'delete-role': {
       const role = change.role;
       const match = (arn: string) => roleMatches(arn, role);
-      const use = roleUse(s, match);
+      const use = roleUse(s, match, parsedAwsAuth);
       if (!use.named) {
         // Nothing to simulate, and still an answer: automation asking "may this role go?" gets a yes.
         const what = `role ${role.roleName} of account ${role.accountId}`;
