@@ -8,7 +8,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { buildReport, type Report } from '../shared/app/commands/report-command.ts';
-import { parseReportRequest } from './lib/inputs.ts';
+import { parseReportRequest } from './lib/handler-inputs.ts';
 import { outcomeLog } from './lib/outcome-log.ts';
 import { coldStartConfig, logger, once } from './lib/runtime.ts';
 import { tryAccountOfFunctionArn } from './wiring/env.ts';

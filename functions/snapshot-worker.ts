@@ -17,7 +17,7 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { IN_PROGRESS_MARGIN_MS, runSnapshot } from '../shared/app/run-snapshot.ts';
 import { deadline, type InvocationDeadline, invocationDeadline } from './lib/deadline.ts';
-import { parseWorkItem } from './lib/inputs.ts';
+import { parseWorkItem } from './lib/handler-inputs.ts';
 import { logOutcome } from './lib/outcome-log.ts';
 import { coldStartConfig, logger, once } from './lib/runtime.ts';
 import { createWorkerWiring } from './wiring/worker.ts';

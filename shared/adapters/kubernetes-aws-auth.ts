@@ -18,7 +18,6 @@ import {
   TlsVerificationError,
 } from '../errors.ts';
 import type { AwsAuthReader, KubeClusterRef, Lookup } from '../ports.ts';
-import { retryWithBackoff } from './concurrency.ts';
 import type { EksTokenProvider } from './kube-token.ts';
 import {
   connectFailureOf,
@@ -27,6 +26,7 @@ import {
   TLS_ERROR_CODES,
   toAwsAuth,
 } from './kubernetes-shapes.ts';
+import { retryWithBackoff } from './retry.ts';
 
 const NAMESPACE = 'kube-system';
 const NAME = 'aws-auth';

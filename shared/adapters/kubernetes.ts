@@ -47,7 +47,6 @@ import type {
   Lookup,
 } from '../ports.ts';
 import { type Deadline, deadlinePassed, deadlineSignal } from './aws-clients.ts';
-import { retryWithBackoff } from './concurrency.ts';
 import type { EksTokenProvider } from './kube-token.ts';
 import {
   connectFailureOf,
@@ -56,6 +55,7 @@ import {
   TLS_ERROR_CODES,
   toAwsAuth,
 } from './kubernetes-shapes.ts';
+import { retryWithBackoff } from './retry.ts';
 import { dropUndefined } from './util.ts';
 
 export const NODE_PAGE_SIZE = 500;

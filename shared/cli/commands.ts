@@ -16,7 +16,7 @@ import {
 import { safeErrorMessage } from '../errors.ts';
 import type { ParsedArgs } from './args.ts';
 import { CliError, formatErrorLine } from './errors.ts';
-import { commandFiles } from './inputs.ts';
+import { commandFiles } from './input-files.ts';
 import type { CliIo } from './io.ts';
 import { exitCode, toolInfo, useColor } from './output.ts';
 import { listScenarios, scenariosDir } from './scenario-files.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { callAws, DeadlineExceededError } from '../../shared/adapters/aws-clients.ts';
-import { retryWithBackoff } from '../../shared/adapters/concurrency.ts';
 import { toAwsApiError } from '../../shared/adapters/errors.ts';
+import { retryWithBackoff } from '../../shared/adapters/retry.ts';
 import { mapLimit } from '../../shared/core/concurrency.ts';
 import { AwsApiError, redactSecrets, safeErrorMessage } from '../../shared/errors.ts';
 

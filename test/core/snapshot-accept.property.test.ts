@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateSnapshotShape, SHAPE_FILE } from '../../scripts/gen-snapshot-validator.ts';
-import { loadSnapshot } from '../../shared/cli/inputs.ts';
+import { loadSnapshot } from '../../shared/cli/input-files.ts';
 import { acceptSnapshot } from '../../shared/core/snapshot/accept.ts';
 import { SNAPSHOT_SHAPE } from '../../shared/core/snapshot/shape.generated.ts';
 import type { Shape } from '../../shared/core/snapshot/shape.ts';

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { parseReportRequest, parseWorkItem, WorkItemError } from '../../functions/lib/inputs.ts';
+import { parseReportRequest, parseWorkItem, WorkItemError } from '../../functions/lib/handler-inputs.ts';
 import { logOutcome, outcomeLog } from '../../functions/lib/outcome-log.ts';
 import { logger } from '../../functions/lib/runtime.ts';
 import { ReportRequestError } from '../../shared/app/errors.ts';

@@ -1,5 +1,5 @@
-import { blastRadiusOf, nodesTimeToImpact, TIME_TO_IMPACT_FARGATE } from '../access/blast-radius.ts';
 import { nodeCountOf } from '../access/consumers.ts';
+import { blastRadiusOf, nodesTimeToImpact, TIME_TO_IMPACT_FARGATE } from '../access/impact.ts';
 import { principalKey } from '../access/principal.ts';
 import { checkIdentity } from '../access/resolve.ts';
 import { entryArnOf } from '../access/role-arn.ts';

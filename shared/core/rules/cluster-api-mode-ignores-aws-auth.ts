@@ -1,4 +1,4 @@
-import { blastRadiusOf, nodesTimeToImpact } from '../access/blast-radius.ts';
+import { blastRadiusOf, nodesTimeToImpact } from '../access/impact.ts';
 import { roleNameOf } from '../access/principal.ts';
 import {
   type AwsAuthOnlyPrincipal,

@@ -1,4 +1,4 @@
-import { blastRadiusOf, nodesTimeToImpact, TIME_TO_IMPACT_FARGATE } from '../access/blast-radius.ts';
+import { blastRadiusOf, nodesTimeToImpact, TIME_TO_IMPACT_FARGATE } from '../access/impact.ts';
 import { checkIdentity } from '../access/resolve.ts';
 import { deletedRoleRemediation, nodeAccessRemediation, ROLE_DELETED_PROBLEM } from '../fixes/remediation.ts';
 import type { FindingDraft, Rule } from './types.ts';

@@ -1,5 +1,5 @@
-import { blastRadiusOf, nodesTimeToImpact } from '../access/blast-radius.ts';
 import { nodeCountOf } from '../access/consumers.ts';
+import { blastRadiusOf, nodesTimeToImpact } from '../access/impact.ts';
 import { principalKey } from '../access/principal.ts';
 import { checkIdentity } from '../access/resolve.ts';
 import { nodeAccessRemediation } from '../fixes/remediation.ts';

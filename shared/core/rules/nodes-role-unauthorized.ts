@@ -1,5 +1,5 @@
-import { blastRadiusOf, nodesTimeToImpact } from '../access/blast-radius.ts';
 import { nodeCountOf } from '../access/consumers.ts';
+import { blastRadiusOf, nodesTimeToImpact } from '../access/impact.ts';
 import { checkIdentity } from '../access/resolve.ts';
 import { deletedRoleRemediation, nodeAccessRemediation, ROLE_DELETED_PROBLEM } from '../fixes/remediation.ts';
 import type { FindingDraft, Rule } from './types.ts';

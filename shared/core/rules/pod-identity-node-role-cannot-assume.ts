@@ -1,5 +1,5 @@
-import { blastRadiusOf } from '../access/blast-radius.ts';
 import { nodeCountOf } from '../access/consumers.ts';
+import { blastRadiusOf } from '../access/impact.ts';
 import { parseArn, principalKey, roleNameOf } from '../access/principal.ts';
 import { str, terraformName } from '../fixes/remediation.ts';
 import {
