@@ -121,14 +121,16 @@ export function handleConfigMapWrite(
   };
   let outcome: Outcome;
   const allowed = r.access.can(target);
+  // What was decoded before a failure: the API server audits the request body of a refused write too.
+  const decoded: { requestObject?: unknown } = {};
   if (!allowed) {
     outcome = { code: 403, body: forbidden(r.access.username, target, r.name) };
   } else {
     try {
-      outcome = apply(deps, r);
+      outcome = apply(deps, r, decoded);
     } catch (err) {
       if (!(err instanceof WriteFailure)) throw err;
-      outcome = { code: Number(err.body.code), body: err.body };
+      outcome = { code: Number(err.body.code), body: err.body, ...decoded };
     }
   }
   const name = r.name ?? outcome.bodyName ?? '';
@@ -171,12 +173,13 @@ export function handleConfigMapWrite(
   return { code: outcome.code, body: outcome.body };
 }
 
-function apply(deps: WriteDeps, r: WriteRequest): Outcome {
+function apply(deps: WriteDeps, r: WriteRequest, decoded: { requestObject?: unknown }): Outcome {
   const { store } = deps;
   const manager = managerOf(r.incoming);
   switch (r.operation) {
     case 'CreateConfigMap': {
       const body = record(parseJson(r.incoming));
+      decoded.requestObject = body;
       const meta = record(body.metadata);
       const name = typeof meta.name === 'string' ? meta.name : '';
       if (name === '')
@@ -199,6 +202,7 @@ function apply(deps: WriteDeps, r: WriteRequest): Outcome {
     case 'ReplaceConfigMap': {
       const name = r.name as string;
       const body = record(parseJson(r.incoming));
+      decoded.requestObject = body;
       const meta = record(body.metadata);
       if (meta.name !== undefined && meta.name !== name)
         fail(
@@ -223,6 +227,7 @@ function apply(deps: WriteDeps, r: WriteRequest): Outcome {
           'UnsupportedMediaType',
         );
       const patch = parseJson(r.incoming);
+      decoded.requestObject = patch;
       const current = store.get(r.namespace, name);
       if (!current) return notFound(name);
       let patched: Record<string, unknown>;
@@ -255,6 +260,7 @@ function apply(deps: WriteDeps, r: WriteRequest): Outcome {
     case 'DeleteConfigMap': {
       const name = r.name as string;
       const options = r.incoming.body.length > 0 ? record(parseJson(r.incoming)) : undefined;
+      if (options) decoded.requestObject = options;
       const current = store.state(r.namespace, name);
       if (!current) return notFound(name);
       const pre = record(options?.preconditions);
