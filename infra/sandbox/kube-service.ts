@@ -220,7 +220,7 @@ async function handleKube(
         return;
       }
       runtime.record('kube', operation, cluster.name, 200);
-      serveWatch(kube.store, kube.hub, deps.watch, incoming.query, filter, req, res);
+      serveWatch(kube.store, kube.hub, deps.watch, incoming.query, filter, res);
       return;
     }
     case 'ListConfigMaps': {

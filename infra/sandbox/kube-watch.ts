@@ -7,7 +7,7 @@
  * - `allowWatchBookmarks=true`: a BOOKMARK (only `metadata.resourceVersion`) every bookmark interval;
  * - the server ends the stream at `timeoutSeconds`, capped by the sandbox's maximum.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { ConfigMapEvent, KubeStore } from './kube-store.ts';
 
 export interface WatchSettings {
@@ -81,7 +81,6 @@ export function serveWatch(
   settings: WatchSettings,
   query: Map<string, string[]>,
   filter: WatchFilter,
-  req: IncomingMessage,
   res: ServerResponse,
 ): void {
   const rv = query.get('resourceVersion')?.[0] ?? '';
@@ -107,7 +106,6 @@ export function serveWatch(
     leaveHub();
     res.end();
   };
-  req.on('close', end);
   res.on('close', end);
   const send = (e: ConfigMapEvent): void => {
     if (!ended && matches(filter, e.namespace, e.name)) res.write(line(e.type, e.object));

@@ -154,6 +154,15 @@ describe('sandbox Kubernetes API: watch on ConfigMaps', () => {
     expect(s.kube('prod').openWatches).toBe(0);
   });
 
+  it('forgets a watch the client ends', async () => {
+    const s = await start();
+    const kc = await kubeConfig(s, 'prod');
+    await watch(kc, { fieldSelector: ONLY_AWS_AUTH, resourceVersion: s.kube('prod').resourceVersion });
+    expect(await waitFor(() => s.kube('prod').openWatches === 1)).toBe(true);
+    for (const a of aborts.splice(0)) a.abort();
+    expect(await waitFor(() => s.kube('prod').openWatches === 0)).toBe(true);
+  });
+
   it('answers a watch from a compacted resourceVersion with an ERROR event: Status 410 Expired', async () => {
     const s = await start();
     const kc = await kubeConfig(s, 'prod');
