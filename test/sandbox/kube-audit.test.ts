@@ -64,7 +64,7 @@ const eksClient = (s: Sandbox) =>
 
 describe('sandbox EKS: control-plane logging', () => {
   it('DescribeCluster reports logging; UpdateClusterConfig turns audit on after the update', async () => {
-    sandbox = await startSandbox({ clusters: [{ snapshot: baseSnapshot() }], sideEffectDelayMs: 50 });
+    sandbox = await startSandbox({ clusters: [{ snapshot: baseSnapshot() }], sideEffectDelayMs: 1500 });
     const s = sandbox;
     const eks = eksClient(s);
     const before = await eks.send(new DescribeClusterCommand({ name: 'prod' }));
@@ -84,8 +84,9 @@ describe('sandbox EKS: control-plane logging', () => {
       type: 'LoggingUpdate',
       params: [{ type: 'ClusterLogging' }],
     });
-    expect((await eks.send(new DescribeClusterCommand({ name: 'prod' }))).cluster?.status).toBe('UPDATING');
-    expect(await waitFor(() => s.cluster('prod').status === 'ACTIVE')).toBe(true);
+    expect(s.cluster('prod').status).toBe('UPDATING');
+    expect(s.cluster('prod').logging).toEqual([]);
+    expect(await waitFor(() => s.cluster('prod').status === 'ACTIVE', 10_000)).toBe(true);
     const after = await eks.send(new DescribeClusterCommand({ name: 'prod' }));
     expect(after.cluster?.logging?.clusterLogging).toEqual([
       { types: ['audit', 'authenticator'], enabled: true },
