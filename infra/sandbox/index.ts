@@ -18,6 +18,8 @@ import { createSsmServer, SLACK_BOT_TOKEN_PARAMETER, SLACK_WEBHOOK_PARAMETER } f
 import type { Sandbox, SandboxCluster, SandboxEnv, SandboxKube, SandboxOptions } from './types.ts';
 import { type ClusterState, seedCluster, World } from './world.ts';
 
+export { subscriptionPayload } from './kube-audit.ts';
+export { rbacFromManifests } from './kube-rbac.ts';
 export type * from './types.ts';
 
 /** The sandbox Slack channel the bot is a member of. */

@@ -8,7 +8,7 @@ import {
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CloudWatchLogsSubscriptionEvent } from '../../infra/sandbox/index.ts';
-import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
+import { type Sandbox, startSandbox, subscriptionPayload } from '../../infra/sandbox/index.ts';
 import { waitFor } from '../support/sandbox-https.ts';
 import { kubeConfig } from '../support/sandbox-kube.ts';
 import { ACCOUNT, baseSnapshot, MAP_ROLES, REGION } from '../support/sandbox-seed.ts';
@@ -337,5 +337,23 @@ describe('sandbox audit log as a CloudWatch Logs subscription delivers it', () =
     stop();
     s.cluster('prod').putAwsAuth({ mapRoles: MAP_ROLES });
     expect(s.audit.drain()).toHaveLength(1);
+  });
+
+  it('builds a payload for any log group (e.g. of a cluster the monitor does not know)', () => {
+    const payload = subscriptionPayload({
+      owner: ACCOUNT,
+      logGroup: '/aws/eks/unknown/cluster',
+      logStream: 'kube-apiserver-audit-0123456789abcdef0123456789abcdef',
+      subscriptionFilters: ['f'],
+      logEvents: [{ id: '1'.repeat(56), timestamp: 1, message: '{}' }],
+    });
+    expect(decode(payload)).toEqual({
+      messageType: 'DATA_MESSAGE',
+      owner: ACCOUNT,
+      logGroup: '/aws/eks/unknown/cluster',
+      logStream: 'kube-apiserver-audit-0123456789abcdef0123456789abcdef',
+      subscriptionFilters: ['f'],
+      logEvents: [{ id: '1'.repeat(56), timestamp: 1, message: '{}' }],
+    });
   });
 });

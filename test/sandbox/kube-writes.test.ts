@@ -1,6 +1,6 @@
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
+import { rbacFromManifests, type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { waitFor } from '../support/sandbox-https.ts';
 import { kubeConfig, statusOf } from '../support/sandbox-kube.ts';
 import { baseSnapshot, FARGATE_ROLE, MAP_ROLES } from '../support/sandbox-seed.ts';
@@ -273,5 +273,47 @@ describe('sandbox Kubernetes API: ConfigMap writes', () => {
       )
       .catch((e: unknown) => e);
     expect(statusOf(apply)).toMatchObject({ code: 415, reason: 'UnsupportedMediaType' });
+  });
+
+  it('applies RBAC manifests: a Role limited to aws-auth lets its group patch it and nothing else', async () => {
+    const s = await start();
+    const cluster = s.cluster('prod');
+    cluster.putAwsAuth({
+      mapRoles: `${MAP_ROLES}- rolearn: ${s.principals.outsider}\n  username: remediator\n  groups:\n    - eks-auth-sentinel:remediators\n`,
+    });
+    cluster.rbac.push(
+      ...rbacFromManifests(`apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: { name: aws-auth-remediation, namespace: kube-system }
+rules:
+  - apiGroups: [""]
+    resources: [configmaps]
+    resourceNames: [aws-auth]
+    verbs: [get, update, patch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: { name: aws-auth-remediation, namespace: kube-system }
+roleRef: { apiGroup: rbac.authorization.k8s.io, kind: Role, name: aws-auth-remediation }
+subjects:
+  - { kind: Group, name: "eks-auth-sentinel:remediators", apiGroup: rbac.authorization.k8s.io }
+`),
+    );
+    const api = await core(s, s.outsiderCredentials);
+    const cm = await api.readNamespacedConfigMap({ name: NAME, namespace: NS });
+    const put = await api.replaceNamespacedConfigMap({
+      name: NAME,
+      namespace: NS,
+      body: { ...cm, data: { ...cm.data, mapUsers: '[]\n' } },
+    });
+    expect(put.data?.mapUsers).toBe('[]\n');
+    const list = await api.listNamespacedConfigMap({ namespace: NS }).catch((e: unknown) => e);
+    expect((list as { code?: number }).code).toBe(403);
+    const create = await api
+      .createNamespacedConfigMap({ namespace: NS, body: { metadata: { name: NAME }, data: {} } })
+      .catch((e: unknown) => e);
+    expect(String(statusOf(create).message)).toBe(
+      'configmaps is forbidden: User "remediator" cannot create resource "configmaps" in API group "" in the namespace "kube-system"',
+    );
   });
 });
