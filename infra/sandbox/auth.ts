@@ -17,7 +17,7 @@ import {
 import { parseAwsAuth } from '../../shared/core/aws-auth/index.ts';
 import type { AccessEntry } from '../../shared/core/model.ts';
 import { parseRoleArn } from './ids.ts';
-import type { SandboxNode } from './types.ts';
+import type { SandboxNode, SandboxRbacGrant } from './types.ts';
 import type { AccessEvaluator, ClusterState, World } from './world.ts';
 
 export const READERS_GROUP = 'eks-auth-sentinel:readers';
@@ -96,10 +96,15 @@ export function createAccessEvaluator(world: World): AccessEvaluator {
   };
 }
 
+export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
+const READ_VERBS: ReadonlySet<KubeVerb> = new Set(['get', 'list', 'watch']);
+
 export interface KubeRequestTarget {
-  verb: 'get' | 'list';
+  verb: KubeVerb;
   resource: 'configmaps' | 'nodes' | 'ec2nodeclasses' | 'nodeclasses' | 'serviceaccounts' | 'version';
   namespace?: string;
+  /** The object's name from the URL (none for create and list), matched by `resourceNames`. */
+  name?: string;
 }
 
 export type KubeAccess =
@@ -109,6 +114,10 @@ export type KubeAccess =
       username: string;
       groups: string[];
       can: (target: KubeRequestTarget) => boolean;
+      /** Why a request is allowed, as the audit log's `authorization.k8s.io/reason` says it. */
+      reason: (target: KubeRequestTarget) => string;
+      /** The IAM principal behind the user (undefined for the cluster creator's implicit admin). */
+      identity?: ResolvedIdentity;
     };
 
 function namespaceMatches(patterns: string[], namespace: string): boolean {
@@ -117,7 +126,35 @@ function namespaceMatches(patterns: string[], namespace: string): boolean {
   );
 }
 
-/** RBAC of the identity, reduced to what the monitor reads. */
+function grantAllows(
+  g: SandboxRbacGrant,
+  username: string,
+  groups: Set<string>,
+  t: KubeRequestTarget,
+): boolean {
+  const subject = g.subjects.some((s) => (s.kind === 'Group' ? groups.has(s.name) : s.name === username));
+  if (!subject) return false;
+  if (g.namespace !== undefined && g.namespace !== t.namespace) return false;
+  if (!g.verbs.includes('*') && !g.verbs.includes(t.verb)) return false;
+  if (!g.resources.includes('*') && !g.resources.includes(t.resource)) return false;
+  // resourceNames cannot restrict create or list: the request names no object (as in RBAC).
+  if (g.resourceNames && g.resourceNames.length > 0)
+    return t.name !== undefined && g.resourceNames.includes(t.name);
+  return true;
+}
+
+/** The grant (`cluster.rbac`) allowing `t`, if any. */
+export function rbacGrantFor(
+  cluster: ClusterState,
+  username: string,
+  groups: readonly string[],
+  t: KubeRequestTarget,
+): SandboxRbacGrant | undefined {
+  const set = new Set(groups);
+  return cluster.rbac.find((g) => grantAllows(g, username, set, t));
+}
+
+/** RBAC of the identity: the monitor's reads and the writes the built-in roles allow. */
 function rights(identity: ResolvedIdentity): (t: KubeRequestTarget) => boolean {
   const groups = new Set(identity.groups);
   const policies = identity.accessPolicies.map((p) => ({
@@ -125,27 +162,23 @@ function rights(identity: ResolvedIdentity): (t: KubeRequestTarget) => boolean {
     scope: p.accessScope,
   }));
   return (t) => {
+    const read = READ_VERBS.has(t.verb);
     if (t.resource === 'version') return true;
-    if (groups.has('system:masters') || groups.has(READERS_GROUP)) return true;
+    if (groups.has('system:masters')) return true;
+    if (groups.has(READERS_GROUP) && read) return true;
     for (const p of policies) {
       const clusterWide = p.scope.type === 'cluster';
       const inNamespace =
         t.namespace !== undefined && (clusterWide || namespaceMatches(p.scope.namespaces ?? [], t.namespace));
       if (p.name === 'AmazonEKSClusterAdminPolicy' && (clusterWide || inNamespace)) return true;
-      if (p.name === 'AmazonEKSAdminViewPolicy' && clusterWide) return true;
-      // AmazonEKSViewPolicy / EditPolicy / AdminPolicy: namespaced objects only (no nodes, no CRDs).
-      if (
-        (p.name === 'AmazonEKSViewPolicy' ||
-          p.name === 'AmazonEKSEditPolicy' ||
-          p.name === 'AmazonEKSAdminPolicy') &&
-        t.resource === 'configmaps' &&
-        inNamespace
-      ) {
-        return true;
-      }
+      if (p.name === 'AmazonEKSAdminViewPolicy' && clusterWide && read) return true;
+      // View (reads) / Edit and Admin (reads and writes): namespaced objects only (no nodes, no CRDs).
+      if (t.resource !== 'configmaps' || !inNamespace) continue;
+      if (p.name === 'AmazonEKSViewPolicy' && read) return true;
+      if (p.name === 'AmazonEKSEditPolicy' || p.name === 'AmazonEKSAdminPolicy') return true;
     }
     // The Node authorizer lets kubelets read nodes.
-    if (groups.has('system:nodes') && t.resource === 'nodes') return true;
+    if (groups.has('system:nodes') && t.resource === 'nodes' && read) return true;
     return false;
   };
 }
@@ -163,6 +196,7 @@ export function kubeAccess(
       username: 'kubernetes-admin',
       groups: ['system:masters'],
       can: () => true,
+      reason: () => MASTERS_REASON,
     };
   }
   const identity = resolvePrincipal(accessIndexOf(world, cluster), principal.stsArn);
@@ -170,5 +204,22 @@ export function kubeAccess(
   const username = identity.username
     .replace('{{SessionName}}', principal.stsArn.split('/').pop() ?? '')
     .replace('{{AccountID}}', world.accountId);
-  return { kind: 'authenticated', username, groups: identity.groups, can: rights(identity) };
+  const builtIn = rights(identity);
+  const can = (t: KubeRequestTarget): boolean =>
+    builtIn(t) || rbacGrantFor(cluster, username, identity.groups, t) !== undefined;
+  const reason = (t: KubeRequestTarget): string => {
+    if (identity.groups.includes('system:masters')) return MASTERS_REASON;
+    const grant = rbacGrantFor(cluster, username, identity.groups, t);
+    if (grant) {
+      const kind = grant.namespace === undefined ? 'ClusterRoleBinding' : 'RoleBinding';
+      const where = grant.namespace === undefined ? '' : ` in namespace "${grant.namespace}"`;
+      return `RBAC: allowed by ${kind} "${grant.name ?? 'sandbox-grant'}"${where}`;
+    }
+    const policy = identity.accessPolicies[0];
+    return policy ? `EKS Access Policy: allowed by ${policy.policyArn}` : 'RBAC: allowed';
+  };
+  return { kind: 'authenticated', username, groups: identity.groups, can, reason, identity };
 }
+
+const MASTERS_REASON =
+  'RBAC: allowed by ClusterRoleBinding "cluster-admin" of ClusterRole "cluster-admin" to Group "system:masters"';

@@ -5,6 +5,7 @@
  * (docs/eks-auth-semantics.md#what-eks-writes-and-deletes) through the World and leave a CloudTrail record as EventBridge delivers it
  * (docs/eks-auth-semantics.md#cloudtrail-records-delivered-by-eventbridge).
  */
+
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import {
   ACCESS_ENTRY_TYPES,
@@ -15,6 +16,7 @@ import {
 import { accessIndexOf, awsAuthPrincipals, principalsLosingAccess } from './auth.ts';
 import { cloudTrailRecord } from './cloudtrail-record.ts';
 import { activeCaJson, certificateAuthorityOperation } from './eks-certificate-authorities.ts';
+import { clusterLoggingJson, updateClusterLogging } from './eks-cluster-logging.ts';
 import {
   addonJson,
   associationArn,
@@ -242,11 +244,7 @@ export function clusterJson(c: ClusterState, caData: string): Record<string, unk
       publicAccessCidrs: c.endpointPublicAccess ? ['0.0.0.0/0'] : [],
     },
     kubernetesNetworkConfig: { serviceIpv4Cidr: '172.20.0.0/16', ipFamily: 'ipv4' },
-    logging: {
-      clusterLogging: [
-        { types: ['api', 'audit', 'authenticator', 'controllerManager', 'scheduler'], enabled: false },
-      ],
-    },
+    logging: clusterLoggingJson(c.logging),
     identity: { oidc: { issuer: c.oidcIssuer } },
     status: c.status,
     certificateAuthority: {
@@ -696,8 +694,12 @@ function execute(deps: EksServiceDeps, r: Route, incoming: Incoming, region: str
       c.changed();
       return ok({});
     }
-    case 'UpdateClusterConfig':
-      return ok({ update: updateClusterConfig(deps, c, parseBody(incoming.body)) });
+    case 'UpdateClusterConfig': {
+      const body = parseBody(incoming.body);
+      if (body.logging !== undefined && body.accessConfig === undefined)
+        return ok({ update: updateClusterLogging(world, deps.sideEffectDelayMs, c, body.logging) });
+      return ok({ update: updateClusterConfig(deps, c, body) });
+    }
     case 'ListCertificateAuthorities':
     case 'DescribeCertificateAuthority':
     case 'CreateCertificateAuthority':
@@ -1087,7 +1089,7 @@ function updateClusterConfig(
     throw new EksError(
       400,
       'InvalidParameterException',
-      'The sandbox supports UpdateClusterConfig with accessConfig.authenticationMode only.',
+      'The sandbox supports UpdateClusterConfig with accessConfig.authenticationMode or logging only.',
       { clusterName: c.name },
     );
   }

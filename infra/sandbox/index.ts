@@ -7,14 +7,19 @@ import { createAccessEvaluator } from './auth.ts';
 import { sandboxTls } from './certs.ts';
 import { createEksServer } from './eks-service.ts';
 import { randomUpper } from './ids.ts';
-import { createKubeServer } from './kube-service.ts';
+import { AuditLog, worldWriteEvent } from './kube-audit.ts';
+import { createKubeServer, type KubeCluster } from './kube-service.ts';
+import { AWS_AUTH_NAME, AWS_AUTH_NAMESPACE, KubeStore } from './kube-store.ts';
+import { WatchHub } from './kube-watch.ts';
 import { createQueryServer } from './query-services.ts';
 import { closeServer, listen, makePrincipal, Runtime } from './runtime.ts';
 import { createSlackServer, type SlackWorkspace } from './slack-service.ts';
 import { createSsmServer, SLACK_BOT_TOKEN_PARAMETER, SLACK_WEBHOOK_PARAMETER } from './ssm-service.ts';
-import type { Sandbox, SandboxCluster, SandboxEnv, SandboxOptions } from './types.ts';
+import type { Sandbox, SandboxCluster, SandboxEnv, SandboxKube, SandboxOptions } from './types.ts';
 import { type ClusterState, seedCluster, World } from './world.ts';
 
+export { subscriptionPayload } from './kube-audit.ts';
+export { rbacFromManifests } from './kube-rbac.ts';
 export type * from './types.ts';
 
 /** The sandbox Slack channel the bot is a member of. */
@@ -52,6 +57,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       throw new Error(`${caller}: two clusters named ${name} in ${seed.snapshot.region}`);
     }
     const cluster = seedCluster(world, seed.snapshot, name);
+    if (seed.logging) cluster.logging = [...seed.logging];
     world.clusters.set(world.key(name, cluster.region), cluster);
     return cluster;
   };
@@ -84,15 +90,40 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const ssmUrl = await start(createSsmServer(runtime, ssmParameters));
 
   // One Kubernetes API server per cluster: the token's x-k8s-aws-id must name that cluster.
+  const audit = new AuditLog(() => world.accountId);
+  const kubeDeps = {
+    runtime,
+    tls,
+    monitor,
+    audit,
+    watch: {
+      bookmarkIntervalMs: options.kubeWatch?.bookmarkIntervalMs ?? 60_000,
+      maxTimeoutSeconds: options.kubeWatch?.maxTimeoutSeconds ?? 1800,
+    },
+  };
   const kubeServers = new Map<ClusterState, Server>();
-  for (const cluster of world.clusters.values()) {
-    const server = createKubeServer({ runtime, tls, monitor }, cluster);
+  const kubeClusters = new Map<ClusterState, KubeCluster>();
+  const serveKube = async (cluster: ClusterState): Promise<void> => {
+    const kube = {
+      store: new KubeStore(world, cluster, options.kubeWatch?.historyLimit ?? 100),
+      hub: new WatchHub(),
+    };
+    kubeClusters.set(cluster, kube);
+    const server = createKubeServer(kubeDeps, cluster, kube);
     kubeServers.set(cluster, server);
     cluster.endpoint = `https://127.0.0.1:${await listen(server)}`;
-  }
+  };
+  for (const cluster of world.clusters.values()) await serveKube(cluster);
+  world.onAwsAuthChange = (change) => {
+    const kube = kubeClusters.get(change.cluster);
+    const after = change.cluster.awsAuth ?? change.before;
+    if (kube && after) kube.store.record(change.type, AWS_AUTH_NAMESPACE, AWS_AUTH_NAME, after);
+    if (!change.write.viaApi) audit.write(change.cluster, worldWriteEvent(world.accountId, change));
+  };
   world.onRemove = (cluster) => {
     const server = kubeServers.get(cluster);
     kubeServers.delete(cluster);
+    kubeClusters.get(cluster)?.hub.closeAll();
     if (server) void closeServer(server);
   };
   world.evaluator = createAccessEvaluator(world);
@@ -118,6 +149,18 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     SLACK_CHANNEL,
   };
 
+  const findCluster = (name: string, inRegion?: string): ClusterState => {
+    const matches: ClusterState[] = [...world.clusters.values()].filter(
+      (c) => c.name === name && (inRegion === undefined || c.region === inRegion),
+    );
+    if (matches.length === 1) return matches[0] as ClusterState;
+    throw new Error(
+      matches.length === 0
+        ? `sandbox: no cluster ${name}${inRegion ? ` in ${inRegion}` : ''}`
+        : `sandbox: cluster ${name} exists in several Regions; pass the Region`,
+    );
+  };
+
   let closed = false;
   return {
     env,
@@ -126,23 +169,11 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     accountId: world.accountId,
     principals: { monitor: monitor.arn, outsider: outsider.arn },
     caPem: tls.caPem,
-    cluster(name: string, inRegion?: string): SandboxCluster {
-      const matches: ClusterState[] = [...world.clusters.values()].filter(
-        (c) => c.name === name && (inRegion === undefined || c.region === inRegion),
-      );
-      if (matches.length === 1) return matches[0] as ClusterState;
-      throw new Error(
-        matches.length === 0
-          ? `sandbox: no cluster ${name}${inRegion ? ` in ${inRegion}` : ''}`
-          : `sandbox: cluster ${name} exists in several Regions; pass the Region`,
-      );
-    },
+    cluster: (name: string, inRegion?: string): SandboxCluster => findCluster(name, inRegion),
     async addCluster(seed): Promise<SandboxCluster> {
       if (closed) throw new Error('sandbox: closed');
       const cluster = seedOne(seed, 'addCluster');
-      const server = createKubeServer({ runtime, tls, monitor }, cluster);
-      kubeServers.set(cluster, server);
-      cluster.endpoint = `https://127.0.0.1:${await listen(server)}`;
+      await serveKube(cluster);
       world.log(`${cluster.name}: cluster created (${cluster.status}, OIDC issuer ${cluster.oidcIssuer})`);
       cluster.changed();
       world.credentialsChanged(cluster);
@@ -163,10 +194,27 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       inject: (f) => runtime.injectFault(f),
       clear: () => runtime.clearFaults(),
     },
+    kube(name: string, inRegion?: string): SandboxKube {
+      const cluster = findCluster(name, inRegion);
+      const kube = kubeClusters.get(cluster);
+      if (!kube) throw new Error(`sandbox: cluster ${name} has no Kubernetes API`);
+      return {
+        get resourceVersion() {
+          return kube.store.resourceVersion;
+        },
+        get openWatches() {
+          return kube.hub.size;
+        },
+        compact: () => kube.store.compact(),
+        closeWatches: () => kube.hub.closeAll(),
+      };
+    },
+    audit,
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
       world.close();
+      for (const kube of kubeClusters.values()) kube.hub.closeAll();
       await Promise.all([...servers, ...kubeServers.values()].map((s) => closeServer(s)));
     },
   };

@@ -10,48 +10,73 @@ import { type KubeRequestTarget, kubeAccess } from './auth.ts';
 import type { SandboxTls } from './certs.ts';
 import { verifyEksToken } from './eks-token.ts';
 import { decodeToken, encodeToken, parseRoleArn, stableHex, stableUpper } from './ids.ts';
+import type { AuditLog } from './kube-audit.ts';
+import { forbidden, status } from './kube-status.ts';
+import type { KubeStore } from './kube-store.ts';
+import {
+  isWatchRequest,
+  parseFieldSelector,
+  serveWatch,
+  type WatchFilter,
+  type WatchHub,
+  type WatchSettings,
+} from './kube-watch.ts';
+import { handleConfigMapWrite, type WriteOperation } from './kube-writes.ts';
 import { type Principal, type Runtime, readIncoming, send } from './runtime.ts';
 import type { SandboxNode } from './types.ts';
 import { type ClusterState, instanceProfileOfNode } from './world.ts';
-
-const REASONS: Record<number, string> = {
-  400: 'BadRequest',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'NotFound',
-  409: 'Conflict',
-  410: 'Expired',
-  429: 'TooManyRequests',
-  500: 'InternalError',
-  503: 'ServiceUnavailable',
-};
-
-function status(
-  code: number,
-  message: string,
-  reason?: string,
-  details?: Record<string, unknown>,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message,
-    reason: reason ?? REASONS[code] ?? 'Unknown',
-    code,
-  };
-  if (details) out.details = details;
-  return out;
-}
 
 interface KubeRoute {
   operation: string;
   target: KubeRequestTarget;
   name?: string;
+  write?: WriteOperation;
+  watch?: WatchFilter;
 }
 
-function kubeRoute(method: string, path: string): KubeRoute | undefined {
+const CM_COLLECTION = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps$/;
+const CM_OBJECT = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps\/([^/]+)$/;
+
+function configMapRoute(method: string, path: string, watch: boolean): KubeRoute | undefined {
+  const one = CM_OBJECT.exec(path);
+  const all = path === '/api/v1/configmaps' ? [path] : CM_COLLECTION.exec(path);
+  if (!one && !all) return undefined;
+  const namespace = one ? decodeURIComponent(one[1] as string) : all?.[1] && decodeURIComponent(all[1]);
+  const name = one ? decodeURIComponent(one[2] as string) : undefined;
+  const target = (verb: KubeRequestTarget['verb'], named: boolean): KubeRequestTarget => ({
+    verb,
+    resource: 'configmaps',
+    ...(namespace ? { namespace } : {}),
+    ...(named && name ? { name } : {}),
+  });
+  if (method === 'GET' && watch)
+    return {
+      operation: 'WatchConfigMaps',
+      target: target('watch', true),
+      watch: { namespace: namespace || undefined, name },
+    };
+  if (method === 'GET' && name) return { operation: 'GetConfigMap', target: target('get', true), name };
+  if (method === 'GET') return { operation: 'ListConfigMaps', target: target('list', false) };
+  if (!namespace) return undefined;
+  if (method === 'POST' && !name)
+    return { operation: 'CreateConfigMap', target: target('create', false), write: 'CreateConfigMap' };
+  if (!name) return undefined;
+  const writes: Record<string, WriteOperation> = {
+    PUT: 'ReplaceConfigMap',
+    PATCH: 'PatchConfigMap',
+    DELETE: 'DeleteConfigMap',
+  };
+  const op = writes[method];
+  if (!op) return undefined;
+  const verb = ({ ReplaceConfigMap: 'update', PatchConfigMap: 'patch', DeleteConfigMap: 'delete' } as const)[
+    op as 'ReplaceConfigMap'
+  ];
+  return { operation: op, target: target(verb, true), name, write: op };
+}
+
+function kubeRoute(method: string, path: string, query: Map<string, string[]>): KubeRoute | undefined {
+  const cm = configMapRoute(method, path, isWatchRequest(query));
+  if (cm) return cm;
   if (method !== 'GET') return undefined;
   if (path === '/version') return { operation: 'GetVersion', target: { verb: 'get', resource: 'version' } };
   if (path === '/api/v1/nodes')
@@ -64,14 +89,6 @@ function kubeRoute(method: string, path: string): KubeRoute | undefined {
       operation: 'GetNode',
       target: { verb: 'get', resource: 'nodes' },
       name: decodeURIComponent(node[1] as string),
-    };
-  }
-  const cm = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps\/([^/]+)$/.exec(path);
-  if (cm) {
-    return {
-      operation: 'GetConfigMap',
-      target: { verb: 'get', resource: 'configmaps', namespace: decodeURIComponent(cm[1] as string) },
-      name: decodeURIComponent(cm[2] as string),
     };
   }
   if (path === '/apis/karpenter.k8s.aws/v1/ec2nodeclasses') {
@@ -87,11 +104,19 @@ export interface KubeServerDeps {
   runtime: Runtime;
   tls: SandboxTls;
   monitor: Principal;
+  audit: AuditLog;
+  watch: WatchSettings;
 }
 
-export function createKubeServer(deps: KubeServerDeps, cluster: ClusterState): Server {
+/** One cluster's API objects beyond the world: its ConfigMaps' history and its open watches. */
+export interface KubeCluster {
+  store: KubeStore;
+  hub: WatchHub;
+}
+
+export function createKubeServer(deps: KubeServerDeps, cluster: ClusterState, kube: KubeCluster): Server {
   return createHttpsServer({ cert: deps.tls.certPem, key: deps.tls.keyPem }, (req, res) => {
-    handleKube(deps, cluster, req, res).catch((err: unknown) => {
+    handleKube(deps, cluster, kube, req, res).catch((err: unknown) => {
       if (!res.headersSent) send(res, 500, 'application/json', JSON.stringify(status(500, String(err))));
     });
   });
@@ -100,13 +125,15 @@ export function createKubeServer(deps: KubeServerDeps, cluster: ClusterState): S
 async function handleKube(
   deps: KubeServerDeps,
   cluster: ClusterState,
+  kube: KubeCluster,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
   const { runtime } = deps;
   const world = runtime.world;
+  const receivedAt = Date.now();
   const incoming = await readIncoming(req);
-  const r = kubeRoute(incoming.method, incoming.rawPath);
+  const r = kubeRoute(incoming.method, incoming.rawPath, incoming.query);
   const operation = r?.operation ?? 'Unknown';
   const reply = (code: number, body: unknown): void => {
     runtime.record('kube', operation, cluster.name, code);
@@ -140,26 +167,26 @@ async function handleKube(
     reply(404, status(404, 'the server could not find the requested resource'));
     return;
   }
-  if (!access.can(r.target)) {
-    const t = r.target;
-    const what = t.resource === 'ec2nodeclasses' ? 'ec2nodeclasses' : t.resource;
-    const group =
-      t.resource === 'ec2nodeclasses'
-        ? 'karpenter.k8s.aws'
-        : t.resource === 'nodeclasses'
-          ? 'eks.amazonaws.com'
-          : '';
-    const scope = t.namespace ? ` in the namespace "${t.namespace}"` : ' at the cluster scope';
-    const subject = r.name ? `${what} "${r.name}"` : what;
-    reply(
-      403,
-      status(
-        403,
-        `${subject} is forbidden: User "${access.username}" cannot ${t.verb} resource "${what}" in API group "${group}"${scope}`,
-        'Forbidden',
-        { ...(r.name ? { name: r.name } : {}), ...(group ? { group } : {}), kind: what },
-      ),
+  if (r.write) {
+    const name = r.name;
+    const out = handleConfigMapWrite(
+      { world, store: kube.store, audit: deps.audit },
+      {
+        operation: r.write,
+        namespace: r.target.namespace ?? '',
+        name,
+        incoming,
+        access,
+        principal,
+        sourceIP: (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, ''),
+        receivedAt,
+      },
     );
+    reply(out.code, out.body);
+    return;
+  }
+  if (!access.can(r.target)) {
+    reply(403, forbidden(access.username, r.target, r.name));
     return;
   }
   switch (r.operation) {
@@ -172,26 +199,53 @@ async function handleKube(
       });
       return;
     case 'GetConfigMap': {
-      const a = cluster.awsAuth;
-      if (r.target.namespace !== 'kube-system' || r.name !== 'aws-auth' || !a) {
+      const object = kube.store.get(r.target.namespace ?? '', r.name ?? '');
+      if (!object) {
         reply(
           404,
           status(404, `configmaps "${r.name}" not found`, 'NotFound', { name: r.name, kind: 'configmaps' }),
         );
         return;
       }
+      reply(200, object);
+      return;
+    }
+    case 'WatchConfigMaps': {
+      const filter = parseFieldSelector(
+        incoming.query.get('fieldSelector')?.[0],
+        r.watch ?? { namespace: undefined, name: undefined },
+      );
+      if ('error' in filter) {
+        reply(400, status(400, filter.error));
+        return;
+      }
+      runtime.record('kube', operation, cluster.name, 200);
+      serveWatch(kube.store, kube.hub, deps.watch, incoming.query, filter, res);
+      return;
+    }
+    case 'ListConfigMaps': {
+      const filter = parseFieldSelector(incoming.query.get('fieldSelector')?.[0], {
+        namespace: r.target.namespace,
+        name: undefined,
+      });
+      if ('error' in filter) {
+        reply(400, status(400, filter.error));
+        return;
+      }
+      const items = kube.store
+        .list(filter.namespace)
+        .filter((c) => filter.name === undefined || c.name === filter.name)
+        .map((c) => c.object);
+      const page = paginate(items, incoming.query, `cm/${cluster.arn}/${kube.store.oldestResourceVersion}`);
+      if ('error' in page) {
+        reply(410, status(410, page.error, 'Expired'));
+        return;
+      }
       reply(200, {
-        kind: 'ConfigMap',
+        kind: 'ConfigMapList',
         apiVersion: 'v1',
-        metadata: {
-          name: 'aws-auth',
-          namespace: 'kube-system',
-          uid: a.uid,
-          resourceVersion: a.resourceVersion,
-          creationTimestamp: a.creationTimestamp.replace(/\.\d{3}Z$/, 'Z'),
-          managedFields: a.managedFields.map((f) => ({ ...f, time: f.time.replace(/\.\d{3}Z$/, 'Z') })),
-        },
-        data: a.data,
+        metadata: listMeta(kube.store.resourceVersion, page),
+        items: page.items,
       });
       return;
     }

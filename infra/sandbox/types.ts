@@ -21,7 +21,7 @@ import type {
 
 export interface SandboxOptions {
   /** Seed; `name` renames the cluster (several scenarios use the same name, e.g. 'prod'). */
-  clusters: Array<{ snapshot: ClusterSnapshot; name?: string }>;
+  clusters: Array<{ snapshot: ClusterSnapshot; name?: string; logging?: SandboxLogType[] }>;
   /** Added to every AWS and Kubernetes call (default 0). */
   latencyMs?: number;
   /** Token bucket on EKS; beyond it → HTTP 429 ThrottlingException (default: unlimited). */
@@ -48,6 +48,15 @@ export interface SandboxOptions {
    * fields the monitor reads.
    */
   ec2InstanceDetail?: 'lean' | 'full';
+  /** Kubernetes watch behaviour (kube-watch.ts). */
+  kubeWatch?: {
+    /** BOOKMARK events on watches that allow them, every this many ms (default 60000, as the API server). */
+    bookmarkIntervalMs?: number;
+    /** A watch without `timeoutSeconds` (or with a larger one) is closed after this (default 1800). */
+    maxTimeoutSeconds?: number;
+    /** Change events kept per cluster; a watch from an older resourceVersion gets 410 Expired (default 100). */
+    historyLimit?: number;
+  };
 }
 
 export type SandboxService = 'eks' | 'ec2' | 'iam' | 'sts' | 'sns' | 'ssm' | 'kube' | 'slack';
@@ -125,6 +134,8 @@ export interface KubeManagedFieldsEntry {
 
 export interface SandboxAwsAuth {
   data: Record<string, string>;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
   resourceVersion: string;
   uid: string;
   creationTimestamp: string;
@@ -199,6 +210,39 @@ export interface SandboxNode {
   readySince?: string;
 }
 
+/** EKS control-plane log types (DescribeCluster `logging.clusterLogging[].types`). */
+export type SandboxLogType = 'api' | 'audit' | 'authenticator' | 'controllerManager' | 'scheduler';
+
+/**
+ * An RBAC grant as a Role/ClusterRole + binding would give it: `subjects` (Kubernetes group or user
+ * names) may do `verbs` on `resources` (core group), limited to `resourceNames` when given, in
+ * `namespace` (cluster-wide when omitted).
+ */
+export interface SandboxRbacGrant {
+  subjects: Array<{ kind: 'Group' | 'User'; name: string }>;
+  namespace?: string;
+  verbs: string[];
+  resources: string[];
+  resourceNames?: string[];
+  /** The binding's name, quoted in the audit log's authorization reason. */
+  name?: string;
+}
+
+/**
+ * The IAM principal a test-helper aws-auth write is audited as (`putAwsAuth({ by })`): the audit
+ * event's `user` is built as EKS's authenticator builds it for that principal.
+ */
+export interface SandboxWriter {
+  /** IAM role or user ARN. */
+  arn: string;
+  sessionName?: string;
+  /** Kubernetes username (default: the STS ARN for a role, the IAM ARN for a user). */
+  username?: string;
+  groups?: string[];
+  userAgent?: string;
+  sourceIp?: string;
+}
+
 /** Live, editable state of one cluster. Call `changed()` after editing fields directly. */
 export interface SandboxCluster {
   readonly name: string;
@@ -242,15 +286,19 @@ export interface SandboxCluster {
   serviceAccounts: ServiceAccount[];
   /** CA rotation state (ListCertificateAuthorities); seeded from the snapshot. */
   certificateAuthorities: ClusterCertificateAuthority[];
+  /** Enabled control-plane log types (DescribeCluster `logging`); `audit` makes aws-auth writes audited. */
+  logging: SandboxLogType[];
+  /** RBAC grants beyond the built-in ones (system:masters, access policies, the readers group). */
+  rbac: SandboxRbacGrant[];
   /** Stage a node owner's work: these nodes (instance IDs) trust CA `caId` before its activation. */
   trustCertificateAuthority(caId: string, nodeIds: readonly string[]): void;
   /** Writes aws-auth `data` as a client would (default manager 'Terraform', operation 'Update'); creates it if absent. */
   putAwsAuth(
     data: Record<string, string>,
-    options?: { manager?: string; operation?: 'Update' | 'Apply' },
+    options?: { manager?: string; operation?: 'Update' | 'Apply'; by?: SandboxWriter },
   ): void;
   /** Deletes the aws-auth ConfigMap. */
-  deleteAwsAuth(): void;
+  deleteAwsAuth(options?: { by?: SandboxWriter }): void;
   /** Removes the cluster: EKS answers 404, its Kubernetes API refuses connections. */
   remove(): void;
   /** Re-evaluates node readiness after a direct edit of the fields above. */
@@ -334,5 +382,57 @@ export interface Sandbox {
   peakInFlight: ReadonlyMap<string, number>;
   timeline: Array<{ at: number; what: string }>;
   faults: { inject(f: SandboxFault): void; clear(): void };
+  /** The Kubernetes API server of a cluster: its watch history and open watches. */
+  kube(cluster: string, region?: string): SandboxKube;
+  /** The clusters' audit logs as CloudWatch Logs delivers them to a subscription (kube-audit.ts). */
+  audit: SandboxAudit;
   close(): Promise<void>;
+}
+
+export interface SandboxKube {
+  /** The latest resourceVersion of the cluster. */
+  readonly resourceVersion: string;
+  /** Watches now open. */
+  readonly openWatches: number;
+  /** Drops the change history: a watch from any earlier resourceVersion gets 410 Expired. */
+  compact(): void;
+  /** Ends every open watch from the server side (a clean end of the stream, as at a timeout). */
+  closeWatches(): void;
+}
+
+/** An `audit.k8s.io/v1` Event (the fields the sandbox writes). */
+export type SandboxAuditEvent = Record<string, unknown> & {
+  kind: 'Event';
+  apiVersion: 'audit.k8s.io/v1';
+  level: 'Metadata' | 'Request' | 'RequestResponse';
+  auditID: string;
+  verb: string;
+};
+
+/** What Lambda receives from a CloudWatch Logs subscription: base64 of the gzipped DATA_MESSAGE. */
+export interface CloudWatchLogsSubscriptionEvent {
+  awslogs: { data: string };
+}
+
+export interface SandboxAudit {
+  /** Subscription payloads not yet drained (one per cluster and log stream), oldest first; removes them. */
+  drain(cluster?: string): CloudWatchLogsSubscriptionEvent[];
+  /** Receives each payload as it is written (instead of `drain`); returns the unsubscribe function. */
+  subscribe(deliver: (payload: CloudWatchLogsSubscriptionEvent, cluster: string) => void): () => void;
+  /** Every audit event written so far (undelivered ones too), oldest first. */
+  events(cluster?: string): SandboxAuditEvent[];
+  /** The next `times` (default 1) events are truncated as the API server's truncating backend does. */
+  truncateNext(options?: { cluster?: string; times?: number }): void;
+  /**
+   * CloudWatch Logs' event size limit (default 1 MiB) and what reaches the subscriber for a bigger
+   * event — undocumented for EKS, so each reading can be staged: `deliver` (whole, over the limit),
+   * `cut` (the first maxEventBytes bytes: not valid JSON), `truncate` (bodies dropped, annotated),
+   * `drop` (nothing). Default `deliver`.
+   */
+  configure(options: {
+    maxEventBytes?: number;
+    oversize?: 'deliver' | 'cut' | 'truncate' | 'drop';
+    /** The subscription filter's name in each payload (default `eks-auth-sentinel-aws-auth`). */
+    filterName?: string;
+  }): void;
 }

@@ -17,9 +17,9 @@ import type {
   PodIdentityAssociation,
   ServiceAccount,
 } from '../../shared/core/model.ts';
+import { dataFields, nextConfigMapState } from './configmap-state.ts';
 import {
   instanceProfileName,
-  isoNow,
   parseRoleArn,
   randomUpper,
   roleKey,
@@ -29,14 +29,16 @@ import {
   uuid,
 } from './ids.ts';
 import type {
-  KubeManagedFieldsEntry,
   SandboxAccessEntry,
   SandboxAwsAuth,
   SandboxCluster,
   SandboxFargateProfile,
   SandboxIamRole,
+  SandboxLogType,
   SandboxNode,
   SandboxNodegroup,
+  SandboxRbacGrant,
+  SandboxWriter,
 } from './types.ts';
 import { workloadCredentials } from './workload-credentials.ts';
 
@@ -120,6 +122,10 @@ export class ClusterState implements SandboxCluster {
   readonly caTrust = new Map<string, Set<string>>();
   readonly createdAt: string;
   removed = false;
+  /** DescribeCluster `logging.clusterLogging`: the enabled control-plane log types (none by default). */
+  logging: SandboxLogType[] = [];
+  /** Kubernetes RBAC grants beyond the built-in ones (see SandboxRbacGrant). */
+  rbac: SandboxRbacGrant[] = [];
   /** Bumped on every `changed()`: lets evaluators cache the access index between changes. */
   authStamp = 0;
   /** Nodes the sandbox turned Unknown (so it may turn them back once access returns). */
@@ -163,21 +169,19 @@ export class ClusterState implements SandboxCluster {
 
   putAwsAuth(
     data: Record<string, string>,
-    options?: { manager?: string; operation?: 'Update' | 'Apply' },
+    options?: { manager?: string; operation?: 'Update' | 'Apply'; by?: SandboxWriter },
   ): void {
     this.world.writeAwsAuth(
       this,
       { ...data },
       options?.manager ?? 'Terraform',
       options?.operation ?? 'Update',
+      options?.by ? { actor: options.by } : {},
     );
   }
 
-  deleteAwsAuth(): void {
-    if (!this.awsAuth) return;
-    this.awsAuth = undefined;
-    this.world.log(`${this.name}: aws-auth ConfigMap deleted`);
-    this.changed();
+  deleteAwsAuth(options?: { by?: SandboxWriter }): void {
+    this.world.deleteAwsAuth(this, { manager: 'Terraform', ...(options?.by ? { actor: options.by } : {}) });
   }
 
   remove(): void {
@@ -205,6 +209,25 @@ export class ClusterState implements SandboxCluster {
   }
 }
 
+/** Who made an aws-auth write and how, beyond the field manager (for the audit log). */
+export interface AwsAuthWriteContext {
+  /** Set by the Kubernetes API, which audits its own requests. */
+  viaApi?: boolean;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  /** The writer the audit log names; default: EKS for its own edits, else the sandbox operator. */
+  actor?: SandboxWriter;
+}
+
+export interface AwsAuthChange {
+  cluster: ClusterState;
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  /** The object before the write; for DELETED, the deleted object at the deletion's resourceVersion. */
+  before: SandboxAwsAuth | undefined;
+  manager: string;
+  write: AwsAuthWriteContext;
+}
+
 export interface WorldOptions {
   sideEffectDelayMs: number;
   notReadyDelayMs: number;
@@ -227,6 +250,8 @@ export class World {
   readonly timeline: Array<{ at: number; what: string }> = [];
   evaluator: AccessEvaluator | undefined;
   onRemove: ((cluster: ClusterState) => void) | undefined;
+  /** Every aws-auth write (Kubernetes API, EKS, test helpers): feeds watches and the audit log. */
+  onAwsAuthChange: ((change: AwsAuthChange) => void) | undefined;
   private readonly timers = new Set<NodeJS.Timeout>();
   private resourceVersion = 1000;
   private closed = false;
@@ -240,6 +265,17 @@ export class World {
   nextResourceVersion(): string {
     this.resourceVersion += 1;
     return String(this.resourceVersion);
+  }
+
+  /** The latest resourceVersion handed out (what a list's `metadata.resourceVersion` says). */
+  currentResourceVersion(): string {
+    return String(this.resourceVersion);
+  }
+
+  /** Keeps later resourceVersions above a seeded one, so they stay monotonic. */
+  observeResourceVersion(rv: string): void {
+    const n = Number(rv);
+    if (Number.isInteger(n) && n > this.resourceVersion) this.resourceVersion = n;
   }
 
   key(name: string, region: string): string {
@@ -365,49 +401,38 @@ export class World {
     data: Record<string, string>,
     manager: string,
     operation: 'Update' | 'Apply',
+    write: AwsAuthWriteContext = {},
   ): void {
-    const now = isoNow();
     const before = cluster.awsAuth;
-    const oldData = before?.data ?? {};
-    const changed = Object.keys(data).filter((k) => oldData[k] !== data[k]);
-    const removed = Object.keys(oldData).filter((k) => !(k in data));
-    if (before && changed.length === 0 && removed.length === 0) return;
-    const touched = new Set([...changed, ...removed]);
-    const fields: KubeManagedFieldsEntry[] = [];
-    for (const entry of before?.managedFields ?? []) {
-      const owned = Object.keys(entry.fieldsV1['f:data'] ?? {})
-        .map((f) => f.slice(2))
-        .filter((k) => k in data && (entry.manager === manager || !touched.has(k)));
-      if (entry.manager === manager && entry.operation === operation) continue;
-      if (owned.length > 0) fields.push({ ...entry, fieldsV1: { 'f:data': dataFields(owned) } });
-    }
-    const mine = new Set<string>(changed);
-    const previous = before?.managedFields.find((e) => e.manager === manager && e.operation === operation);
-    for (const f of Object.keys(previous?.fieldsV1['f:data'] ?? {})) {
-      const k = f.slice(2);
-      if (k in data) mine.add(k);
-    }
-    if (mine.size > 0) {
-      fields.push({
-        manager,
-        operation,
-        apiVersion: 'v1',
-        time: now,
-        fieldsType: 'FieldsV1',
-        fieldsV1: { 'f:data': dataFields([...mine].sort()) },
-      });
-    }
-    cluster.awsAuth = {
-      data,
-      resourceVersion: this.nextResourceVersion(),
-      uid: before?.uid ?? uuid(),
-      creationTimestamp: before?.creationTimestamp ?? now,
-      managedFields: fields,
-    };
-    this.log(
-      `${cluster.name}: aws-auth ${before ? 'updated' : 'created'} by ${manager} (${[...touched].sort().join(', ')})`,
+    const next = nextConfigMapState(before, data, manager, operation, write, () =>
+      this.nextResourceVersion(),
     );
+    if (!next) return;
+    cluster.awsAuth = next.state;
+    const touched = next.touched;
+    this.log(
+      `${cluster.name}: aws-auth ${before ? 'updated' : 'created'} by ${manager} (${touched.join(', ')})`,
+    );
+    this.onAwsAuthChange?.({ cluster, type: before ? 'MODIFIED' : 'ADDED', before, manager, write });
     cluster.changed();
+  }
+
+  /** Deletes aws-auth; the deletion has a resourceVersion of its own (what a DELETED watch event carries). */
+  deleteAwsAuth(cluster: ClusterState, write: AwsAuthWriteContext & { manager: string }): boolean {
+    const before = cluster.awsAuth;
+    if (!before) return false;
+    cluster.awsAuth = undefined;
+    const deletedAt = this.nextResourceVersion();
+    this.log(`${cluster.name}: aws-auth ConfigMap deleted`);
+    this.onAwsAuthChange?.({
+      cluster,
+      type: 'DELETED',
+      before: { ...before, resourceVersion: deletedAt },
+      manager: write.manager,
+      write,
+    });
+    cluster.changed();
+    return true;
   }
 
   /**
@@ -497,12 +522,6 @@ export class World {
       }
     }
   }
-}
-
-function dataFields(keys: string[]): Record<string, Record<string, never>> {
-  const out: Record<string, Record<string, never>> = {};
-  for (const k of keys) out[`f:${k}`] = {};
-  return out;
 }
 
 function fieldCaseInsensitive(entry: unknown, field: string): unknown {
@@ -598,6 +617,7 @@ export function seedCluster(world: World, snapshot: ClusterSnapshot, name: strin
   const at = snapshot.capturedAt;
   if (snapshot.awsAuth.status === 'ok') {
     const a = snapshot.awsAuth.data;
+    if (a.resourceVersion !== undefined) world.observeResourceVersion(a.resourceVersion);
     cluster.awsAuth = {
       data: { ...a.data },
       resourceVersion: a.resourceVersion ?? world.nextResourceVersion(),
