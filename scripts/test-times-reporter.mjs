@@ -3,7 +3,24 @@
 // report: that report times a file from its first test's start to its last test's end, which
 // leaves out the import and a beforeAll before the first test — most of a build test's time
 // (bundling, packaging). Here: environment, harness, import and every test and hook.
+// Also, per file, the test nearest its timeout (duration ÷ timeout): the JSON report has the
+// durations but not the timeouts, which are the project's testTimeout unless a test sets its own.
 import { writeFileSync } from 'node:fs';
+
+/** The test of the module with the largest share of its timeout used, or undefined. */
+function nearestTimeout(module, projectTimeout) {
+  let nearest;
+  for (const test of module.children.allTests()) {
+    const d = test.diagnostic();
+    if (d === undefined) continue;
+    const timeoutMs = test.options.timeout ?? projectTimeout;
+    if (typeof timeoutMs !== 'number' || timeoutMs <= 0) continue;
+    const share = d.duration / timeoutMs;
+    if (nearest === undefined || share > nearest.share)
+      nearest = { name: test.fullName, ms: d.duration, timeoutMs, share };
+  }
+  return nearest;
+}
 
 export default class TestTimesReporter {
   onTestRunEnd(testModules) {
@@ -19,6 +36,7 @@ export default class TestTimesReporter {
           importMs: d.collectDuration,
           ms:
             d.environmentSetupDuration + d.prepareDuration + d.setupDuration + d.collectDuration + d.duration,
+          nearestTimeout: nearestTimeout(m, m.project.config.testTimeout),
         };
       });
       writeFileSync(output, `${JSON.stringify({ files })}\n`);

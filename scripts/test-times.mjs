@@ -4,7 +4,9 @@
 // REPORT.json: vitest's JSON report (statuses, each file's slowest test). TIMES.json, when given
 // and readable: scripts/test-times-reporter.mjs's per-file times, import and hooks included;
 // without it a file's time is the JSON report's, first test's start to last test's end.
-// Also the sum over all files against the run's wall time (how many files ran at a time).
+// Also the sum over all files against the run's wall time (how many files ran at a time), and,
+// from TIMES.json, each file's test nearest its timeout: every test that took more than half of
+// its timeout is listed (a loaded machine can double a test's time; such a test would then fail).
 // A missing or unreadable report prints one line and exits 0: CI's verdict comes from elsewhere.
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
@@ -34,6 +36,9 @@ const times = timesFile === undefined ? undefined : readJson(timesFile);
 const whole = new Map(times?.ok ? (times.value.files ?? []).map((f) => [f.file, f]) : []);
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+const percent = (nearest) => `${Math.round(nearest.share * 100)}%`;
+/** A test over this share of its timeout is listed. */
+const NEAR = 0.5;
 const results = report.value.testResults ?? [];
 const files = results.map((r) => {
   const tests = r.assertionResults ?? [];
@@ -45,6 +50,7 @@ const files = results.map((r) => {
     project: own?.project,
     status: r.status ?? '?',
     slowest,
+    nearest: own?.nearestTimeout,
   };
 });
 files.sort((a, b) => b.ms - a.ms);
@@ -70,5 +76,22 @@ for (const f of files.slice(0, count)) {
     : '';
   const mark = f.status === 'passed' ? '' : ` [${f.status}]`;
   const project = f.project === undefined ? '' : ` (${f.project})`;
-  console.log(`  ${seconds(f.ms).padStart(width)}  ${f.name}${project}${mark}${slow}`);
+  const of =
+    f.nearest === undefined
+      ? ''
+      : ` · nearest its timeout: ${percent(f.nearest)} (${seconds(f.nearest.ms)} of ${seconds(f.nearest.timeoutMs)})`;
+  console.log(`  ${seconds(f.ms).padStart(width)}  ${f.name}${project}${mark}${slow}${of}`);
+}
+if (whole.size > 0) {
+  const near = files.filter((f) => f.nearest !== undefined && f.nearest.share > NEAR);
+  near.sort((a, b) => b.nearest.share - a.nearest.share);
+  console.log(
+    near.length === 0
+      ? `no test took more than ${NEAR * 100}% of its timeout`
+      : `${near.length} file(s) with a test over ${NEAR * 100}% of its timeout (at twice the load it would fail):`,
+  );
+  for (const f of near)
+    console.log(
+      `  ${percent(f.nearest)}  ${seconds(f.nearest.ms)} of ${seconds(f.nearest.timeoutMs)}  ${f.name}: ${String(f.nearest.name).slice(0, 90)}`,
+    );
 }

@@ -305,10 +305,13 @@ export function chatbotNotification(
 }
 
 function build(notices: readonly Notice[], level: Level, options: SnsRenderOptions): SnsMessage {
-  const text = snsText(notices, level.textChars, level.compact);
-  const json = jsonText(snsJson(notices, level));
-  const https = options.https === 'chatbot' ? jsonText(chatbotNotification(notices, level.textChars)) : json;
-  const message = jsonText({ default: text, email: text, sqs: json, lambda: json, https });
+  const text = jsonText(snsText(notices, level.textChars, level.compact));
+  const json = jsonText(jsonText(snsJson(notices, level)));
+  const https =
+    options.https === 'chatbot' ? jsonText(jsonText(chatbotNotification(notices, level.textChars))) : json;
+  // `jsonText({ default: text, email: text, sqs: json, lambda: json, https })`, each value encoded
+  // once rather than once per key: the same bytes, as the keys hold nothing jsonText escapes.
+  const message = `{"default":${text},"email":${text},"sqs":${json},"lambda":${json},"https":${https}}`;
   const messageAttributes = snsAttributes(notices);
   return {
     subject: snsSubject(notices),
@@ -343,30 +346,43 @@ export function renderSnsMessages(
   const full = LEVELS[0] as Level;
   const out: Array<{ message: SnsMessage; notices: number[] }> = [];
   let group: number[] = [];
+  /**
+   * The group at full detail, when it was built to see whether it fits: what `renderSnsMessage`
+   * would build first and return (the group is in notice order already), so it is not built twice.
+   */
+  let fitted: SnsMessage | undefined;
   const flush = () => {
     if (group.length === 0) return;
     out.push({
-      message: renderSnsMessage(
-        group.map((i) => notices[i] as Notice),
-        options,
-      ),
+      message:
+        fitted ??
+        renderSnsMessage(
+          group.map((i) => notices[i] as Notice),
+          options,
+        ),
       notices: group,
     });
     group = [];
+    fitted = undefined;
   };
   for (const index of noticeOrder(notices)) {
     const candidate = [...group, index];
-    if (
-      group.length > 0 &&
-      build(
-        candidate.map((i) => notices[i] as Notice),
-        full,
-        options,
-      ).bytes > max
-    ) {
+    if (group.length === 0) {
+      group = candidate;
+      continue;
+    }
+    const built = build(
+      candidate.map((i) => notices[i] as Notice),
+      full,
+      options,
+    );
+    if (built.bytes > max) {
       flush();
       group = [index];
-    } else group = candidate;
+    } else {
+      group = candidate;
+      fitted = built;
+    }
   }
   flush();
   return out;
