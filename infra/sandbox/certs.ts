@@ -1,8 +1,11 @@
 /**
- * The sandbox's Kubernetes CA and server certificate (IP SAN 127.0.0.1, DNS localhost), made at
- * start: keys with node:crypto (fast), certificates with node-forge.
+ * The sandbox's Kubernetes CA and server certificate (IP SAN 127.0.0.1, DNS localhost): keys with
+ * node:crypto, certificates with node-forge (which has no EC keys, hence RSA).
  */
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
 import forge from 'node-forge';
 
 export interface SandboxTls {
@@ -27,10 +30,52 @@ function serial(): string {
 
 let cached: SandboxTls | undefined;
 
-/** One CA per process: key generation costs most of a second, and every sandbox can share it. */
+/**
+ * One CA for every sandbox of this user on this machine: two RSA keys and two forge signatures
+ * cost about a second of CPU, paid once instead of by every process that starts a sandbox (each
+ * test file, the demo). Kept in the temporary directory, readable by this user only; a file that
+ * another user owns, that others can read, that does not parse, or whose server certificate
+ * expires within a day or is not signed by its CA is ignored and replaced.
+ */
 export function sandboxTls(): SandboxTls {
-  cached ??= createTls();
+  if (cached !== undefined) return cached;
+  const file = join(tmpdir(), `eks-auth-sentinel-sandbox-tls-${userInfo().uid}.json`);
+  cached = readStoredTls(file);
+  if (cached === undefined) {
+    cached = createTls();
+    storeTls(file, cached);
+  }
   return cached;
+}
+
+const DAY_MS = 24 * 3600_000;
+
+export function readStoredTls(file: string): SandboxTls | undefined {
+  try {
+    const stat = statSync(file);
+    if (stat.uid !== userInfo().uid || (stat.mode & 0o077) !== 0) return undefined;
+    const tls = JSON.parse(readFileSync(file, 'utf8')) as Partial<SandboxTls>;
+    if (typeof tls.caPem !== 'string' || typeof tls.certPem !== 'string' || typeof tls.keyPem !== 'string') {
+      return undefined;
+    }
+    const ca = new X509Certificate(tls.caPem);
+    const cert = new X509Certificate(tls.certPem);
+    if (!cert.verify(ca.publicKey) || Date.parse(cert.validTo) - Date.now() < DAY_MS) return undefined;
+    return { caPem: tls.caPem, certPem: tls.certPem, keyPem: tls.keyPem };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Written whole or not at all (a temporary file renamed), so a concurrent reader never sees half. */
+export function storeTls(file: string, tls: SandboxTls): void {
+  const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  try {
+    writeFileSync(partial, JSON.stringify(tls), { mode: 0o600, flag: 'wx' });
+    renameSync(partial, file);
+  } catch {
+    // A read-only or full temporary directory: this process keeps its own CA in memory.
+  }
 }
 
 export function createTls(): SandboxTls {
