@@ -2,12 +2,14 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
- * `npm test` runs four projects side by side (`npx vitest run --project unit` runs one):
+ * Four projects (`npx vitest run` runs all of them side by side, `--project unit` one):
  *   unit      pure code and file-only CLI runs, in process;
- *   property  fast-check and differential runs (full case counts: the slowest files);
  *   sandbox   real SDK clients and handlers against the local sandbox, DynamoDB, S3, browsers;
  *   build     what bundles or packages (esbuild, `serverless package`), each into a directory of
- *             its own, so that `npm start` or another build in the checkout cannot interfere.
+ *             its own, so that `npm start` or another build in the checkout cannot interfere;
+ *   property  fast-check and differential runs at their full case counts.
+ * `npm test` is the first three; `npm run test:property` the fourth, a step of its own in CI
+ * (.ci/run): about a quarter of the suite's CPU time on a 2-core machine, for a few dozen files.
  * Workers: every core, at least 2. Vitest's default for `run` is cores − 1, a single worker on
  * the 2-core CI machines, while most files wait on child processes, servers or timers.
  */
