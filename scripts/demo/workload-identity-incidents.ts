@@ -1,5 +1,5 @@
 /**
- * The demo's workload-identity incidents (issue 11):
+ * The demo's workload-identity incidents:
  *
  *   g  an IaC apply rewrites a Pod Identity role's trust policy (UpdateAssumeRolePolicy without
  *      pods.eks.amazonaws.com): the IAM record reaches onEksEvent (IAM records arrive in

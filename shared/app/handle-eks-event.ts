@@ -285,7 +285,7 @@ export async function handleEksEvent(
     let basis: 'stored-snapshot' | 'bootstrap-capture';
     let before: ClusterSnapshot;
     let staleSources: string[] = [];
-    // A stored snapshot that cannot be read or validated is no previous snapshot (issue 8 case 6):
+    // A stored snapshot that cannot be read or validated is no previous snapshot:
     // the worker's next run reports it (monitor/source-unavailable) and stores a fresh one.
     const stored = previous.ok ? previous.value : undefined;
     if (stored === undefined) {

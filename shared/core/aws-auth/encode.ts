@@ -10,7 +10,7 @@ import type { AwsAuthMappings, RoleMapping, UserMapping } from './parse-result.t
 function isYamlPrintable(cp: number): boolean {
   // libyaml `is_printable` as go-yaml v2 implements it (4-byte UTF-8 counts as not printable),
   // minus the invisible format characters (bidi overrides, zero-width): those are written as
-  // escapes in double quotes, so that a pasted fix shows them (issue 8).
+  // escapes in double quotes, so that a pasted fix shows them.
   return (
     (cp === 0x0a ||
       (cp >= 0x20 && cp <= 0x7e) ||
