@@ -4,7 +4,7 @@
  */
 import { generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
 import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import forge from 'node-forge';
 
@@ -39,7 +39,7 @@ let cached: SandboxTls | undefined;
  */
 export function sandboxTls(): SandboxTls {
   if (cached !== undefined) return cached;
-  const file = join(tmpdir(), `eks-auth-sentinel-sandbox-tls-${userInfo().uid}.json`);
+  const file = join(tmpdir(), `eks-auth-sentinel-sandbox-tls-${uid()}.json`);
   cached = readStoredTls(file);
   if (cached === undefined) {
     cached = createTls();
@@ -50,10 +50,16 @@ export function sandboxTls(): SandboxTls {
 
 const DAY_MS = 24 * 3600_000;
 
+/**
+ * `process.getuid()`, not `os.userInfo().uid`: userInfo throws for a uid without a passwd entry
+ * (a container run with an arbitrary `--user`). -1 where there is no uid (Windows).
+ */
+const uid = (): number => process.getuid?.() ?? -1;
+
 export function readStoredTls(file: string): SandboxTls | undefined {
   try {
     const stat = statSync(file);
-    if (stat.uid !== userInfo().uid || (stat.mode & 0o077) !== 0) return undefined;
+    if (stat.uid !== uid() || (stat.mode & 0o077) !== 0) return undefined;
     const tls = JSON.parse(readFileSync(file, 'utf8')) as Partial<SandboxTls>;
     if (typeof tls.caPem !== 'string' || typeof tls.certPem !== 'string' || typeof tls.keyPem !== 'string') {
       return undefined;
