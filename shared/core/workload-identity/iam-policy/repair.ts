@@ -138,6 +138,37 @@ export function repairConditions(
     const parsed = parsePolicy({ Statement: list });
     return parsed.ok ? parsed.statements : [];
   };
+  // In passes until one changes nothing: a repair for one request can drop a condition that left
+  // an earlier request undecided (a value only known at run time), which the next pass repairs,
+  // so that repairing the result again changes nothing. At most one pass per request, plus one.
+  for (let pass = 0; pass <= requests.length; pass++) {
+    const before = changes.length;
+    repairPass(requests, parse, list, touched, changes);
+    if (changes.length === before) break;
+  }
+  const final = parse();
+  return {
+    document: { Version: typeof doc.Version === 'string' ? doc.Version : '2012-10-17', Statement: list },
+    rewritten: [...touched]
+      .sort((x, y) => x - y)
+      .map((index) => ({
+        index,
+        label: final[index]?.label ?? `Statement ${index + 1}`,
+        statement: list[index],
+      })),
+    changes,
+    remaining: requests.filter((r) => evaluateStatements(final, r).decision !== 'allowed'),
+  };
+}
+
+/** One pass of `repairConditions` over the requests, editing `list` in place. */
+function repairPass(
+  requests: readonly TrustRequest[],
+  parse: () => PolicyStatement[],
+  list: unknown[],
+  touched: Set<number>,
+  changes: ConditionChange[],
+): void {
   for (const request of requests) {
     const statements = parse();
     const d = evaluateStatements(statements, request);
@@ -167,17 +198,4 @@ export function repairConditions(
       break;
     }
   }
-  const final = parse();
-  return {
-    document: { Version: typeof doc.Version === 'string' ? doc.Version : '2012-10-17', Statement: list },
-    rewritten: [...touched]
-      .sort((x, y) => x - y)
-      .map((index) => ({
-        index,
-        label: final[index]?.label ?? `Statement ${index + 1}`,
-        statement: list[index],
-      })),
-    changes,
-    remaining: requests.filter((r) => evaluateStatements(final, r).decision !== 'allowed'),
-  };
 }
