@@ -4,26 +4,14 @@
  * adapters to use cases is functions/wiring/. shared/errors.ts imports nothing, and the core's
  * relative imports stay inside the core or reach only shared/errors.ts.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/snapshot-builder.ts';
+import { importsOf, sourceFiles } from '../support/source-imports.ts';
 
 const SHARED = join(ROOT, 'shared');
 
-function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
-  );
-}
-
-/** Every import and re-export specifier of a file, `import type` and dynamic `import()` included. */
-function specifiers(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  return [
-    ...text.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g),
-  ].map((m) => m[1] ?? m[2] ?? '');
-}
+const specifiers = (file: string): string[] => importsOf(file).map((i) => i.spec);
 
 /** The imports of `file` that resolve outside `allowed` (paths relative to shared/), as `file: spec`. */
 function importsOutside(file: string, allowed: (target: string) => boolean): string[] {
@@ -33,7 +21,7 @@ function importsOutside(file: string, allowed: (target: string) => boolean): str
 }
 
 describe('shared/app (the use cases)', () => {
-  const sources = files(join(SHARED, 'app'));
+  const sources = sourceFiles(join(SHARED, 'app'));
 
   it('is not empty (the check would pass vacuously)', () => {
     expect(sources.length).toBeGreaterThan(5);
@@ -62,7 +50,7 @@ describe('shared/errors.ts', () => {
 describe('the core', () => {
   it('reaches outside shared/core only for shared/errors.ts', () => {
     const allowed = (target: string) => target.startsWith('core/') || target === 'errors.ts';
-    const bad = files(join(SHARED, 'core'))
+    const bad = sourceFiles(join(SHARED, 'core'))
       .flatMap((f) => importsOutside(f, allowed))
       // Packages are the purity test's concern (yaml and zod only).
       .filter((line) => /: \./.test(line));

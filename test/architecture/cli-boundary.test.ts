@@ -5,18 +5,16 @@
  * the ports and shared/errors.ts are open to it; the adapters only in its node wiring
  * (node-io.ts), so that a test drives the CLI with any `CliIo`.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importsOf, sourceFiles } from '../support/source-imports.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SHARED = join(ROOT, 'shared');
 const CLI = join(SHARED, 'cli');
 const MAX_CORE_IMPORTS = 10;
 
-const sources = readdirSync(CLI)
-  .filter((f) => f.endsWith('.ts'))
-  .map((f) => join(CLI, f));
+const sources = sourceFiles(CLI);
 
 interface Import {
   file: string;
@@ -27,15 +25,11 @@ interface Import {
   lazy: boolean;
 }
 
-/** Every import, re-export and lazy `import()` of a file. */
+/** Every import, re-export and lazy `import()` of a file, with its target. */
 function imports(file: string): Import[] {
-  const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
-  return [
-    ...text.matchAll(/(?:import|export)\s[^'";]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g),
-  ].map((m) => {
-    const spec = m[1] ?? m[2] ?? '';
+  return importsOf(file).map(({ spec, lazy }) => {
     const target = spec.startsWith('.') ? relative(SHARED, resolve(dirname(file), spec)) : spec;
-    return { file: relative(ROOT, file), spec, target, lazy: m[2] !== undefined };
+    return { file: relative(ROOT, file), spec, target, lazy };
   });
 }
 

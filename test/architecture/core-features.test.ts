@@ -4,33 +4,24 @@
  * core (the use cases, the adapters, the CLI, the functions) reaching a feature only through that
  * entry, so that a folder's other files can move or split without touching its callers.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importsOf, sourceFiles } from '../support/source-imports.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CORE = join(ROOT, 'shared', 'core');
 const MAX_LOOSE = 8;
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return e.name === 'node_modules' ? [] : sourceFiles(path);
-    return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [path] : [];
-  });
-}
-
 /**
- * Static relative import and re-export specifiers, `import type` included. A lazy `import()` is
- * left out on purpose: it loads one heavy file alone (the zod schema, the HTML report) so that a
- * cold start that does not need it never pays for the rest of its folder or for the file itself.
+ * Static relative imports and re-exports, `import type` included. A lazy `import()` is left out
+ * on purpose: it loads one heavy file alone (the zod schema, the HTML report) so that a cold start
+ * that does not need it never pays for the rest of its folder or for the file itself.
  */
-function staticSpecifiers(file: string): string[] {
-  const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
-  return [...text.matchAll(/(?:import|export)\s[^'";]*?from\s+['"](\.{1,2}\/[^'"]+)['"]/g)].map(
-    (m) => m[1] ?? '',
-  );
-}
+const staticSpecifiers = (file: string): string[] =>
+  importsOf(file)
+    .filter((i) => !i.lazy && i.spec.startsWith('.'))
+    .map((i) => i.spec);
 
 const features = readdirSync(CORE, { withFileTypes: true })
   .filter((e) => e.isDirectory())

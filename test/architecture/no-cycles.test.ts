@@ -3,9 +3,9 @@
  * initialisation order matter (a class used before it is defined) and ties the files' designs
  * together. Relative imports and re-exports only; packages are no part of the graph.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importsOf, sourceFiles } from '../support/source-imports.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SHARED = join(ROOT, 'shared');
@@ -16,31 +16,13 @@ const SHARED = join(ROOT, 'shared');
  */
 const KNOWN_CYCLES: readonly string[] = [];
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return sourceFiles(path);
-    return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [path] : [];
-  });
-}
-
-/** `import … from '…'`, `import '…'`, `export … from '…'`, `import('…')`: the relative specifiers. */
-const SPECIFIER =
-  /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
-
-/** Block and line comments out, so that an example in a comment is no edge. */
-function withoutComments(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-}
-
 function importGraph(files: readonly string[]): Map<string, string[]> {
   const known = new Set(files);
   const graph = new Map<string, string[]>();
   for (const file of files) {
     const targets = new Set<string>();
-    for (const m of withoutComments(readFileSync(file, 'utf8')).matchAll(SPECIFIER)) {
-      const spec = m[1] ?? m[2];
-      if (spec === undefined) continue;
+    for (const { spec } of importsOf(file)) {
+      if (!spec.startsWith('.')) continue;
       const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'));
       if (known.has(target)) targets.add(target);
     }
