@@ -4,18 +4,8 @@
  * JSON path. `name` is how the input is named in messages (a path, or `stdin`).
  */
 import type { ClusterSnapshot } from '../../core/model.ts';
-import { acceptSnapshot, findJsonSyntaxFault } from '../../core/snapshot/index.ts';
+import { acceptSnapshot, findJsonSyntaxFault, lineAndColumn } from '../../core/snapshot/index.ts';
 import { CommandInputError } from '../errors.ts';
-
-function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
-    line += 1;
-    lineStart = i + 1;
-  }
-  return { line, column: offset - lineStart + 1 };
-}
 
 /** Parses JSON text; a syntax error names the input and line:column, never quotes it. */
 export function parseJsonText(text: string, name: string): unknown {

@@ -2,5 +2,5 @@
  * The entry of `shared/core/snapshot/`: what code outside `shared/core` imports from this folder.
  */
 export { acceptSnapshot } from './accept.ts';
-export { findJsonSyntaxFault } from './json-fault.ts';
+export { findJsonSyntaxFault, lineAndColumn } from './json-fault.ts';
 export { formatSnapshotErrors, parseSnapshotJson, validateSnapshot } from './snapshot-schema.ts';

@@ -31,7 +31,8 @@ export function describeJsonError(text: string, error: unknown): string {
   return `not valid JSON at line ${line}, column ${column}: ${fault.reason}`;
 }
 
-function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+/** 1-based line and column of `offset` in `text` (an offset past the end counts as the end). */
+export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
   let line = 1;
   let lineStart = 0;
   const end = Math.min(offset, text.length);
