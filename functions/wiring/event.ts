@@ -3,7 +3,7 @@
  * EC2 or IAM adapters, `live.ts` or `kubernetes.ts`: the onEksEvent bundle stays without their
  * clients (EC2, IAM, @kubernetes/client-node).
  */
-import { perRegion } from '../../shared/adapters/aws-clients.ts';
+import { type AwsClientOptions, perRegion } from '../../shared/adapters/aws-clients.ts';
 import { createEksClient, createEksReader } from '../../shared/adapters/eks.ts';
 import { createEksTokenProvider } from '../../shared/adapters/kube-token.ts';
 import { createAwsAuthReader } from '../../shared/adapters/kubernetes-aws-auth.ts';
@@ -13,17 +13,34 @@ import type { KubeClusterRef } from '../../shared/ports.ts';
 import { clientOptions, type Env } from './env.ts';
 import { createStateWiring } from './state.ts';
 
+export type EventReaders = Pick<HandleEksEventDeps, 'eks' | 'kube' | 'withDeadline'>;
+
+/** One EKS client per Region and one aws-auth reader, and the same bound to a deadline per invocation. */
+export function createEventReaders(options: AwsClientOptions): EventReaders {
+  const eksClient = perRegion((region) => createEksClient(region, options));
+  // aws-auth only, over node:https: @kubernetes/client-node would be half the bundle and its init.
+  const kube = createAwsAuthReader({
+    tokens: createEksTokenProvider(
+      options.credentials === undefined ? {} : { credentials: options.credentials },
+    ),
+    requestTimeoutMs: 5_000,
+    budgetMs: 15_000,
+  });
+  return {
+    eks: perRegion((region) => createEksReader(eksClient(region))),
+    kube,
+    // The same clients and connections, every request cut when the reads' deadline aborts `signal`.
+    withDeadline: (signal) => ({
+      eks: perRegion((region) => createEksReader(eksClient(region), { deadline: signal })),
+      kube: kube.withDeadline(signal),
+    }),
+  };
+}
+
 export function createEventWiring(config: SentinelConfig, env: Env): HandleEksEventDeps {
-  const options = clientOptions();
   const state = createStateWiring(config, env);
   return {
-    eks: perRegion((region) => createEksReader(createEksClient(region, options))),
-    // aws-auth only, over node:https: @kubernetes/client-node would be half the bundle and its init.
-    kube: createAwsAuthReader({
-      tokens: createEksTokenProvider(),
-      requestTimeoutMs: 5_000,
-      budgetMs: 15_000,
-    }),
+    ...createEventReaders(clientOptions()),
     snapshots: state.snapshots,
     idempotency: state.idempotency,
     deliver: state.deliver,

@@ -18,6 +18,7 @@ import {
   TlsVerificationError,
 } from '../errors.ts';
 import type { AwsAuthReader, KubeClusterRef, Lookup } from '../ports.ts';
+import { type Deadline, deadlinePassed, deadlineSignal } from './aws-clients.ts';
 import type { EksTokenProvider } from './kube-token.ts';
 import {
   connectFailureOf,
@@ -44,6 +45,17 @@ export interface AwsAuthReaderOptions {
   /** Backoff base, ms (default 200). */
   baseDelayMs?: number;
   sleep?: (ms: number) => Promise<void>;
+  /** Every request is aborted and no retry starts after this (epoch ms or a signal); none by default. */
+  deadline?: Deadline;
+}
+
+/** The reader, and the same reader (connections, tokens) bound to another deadline. */
+export interface DeadlineAwsAuthReader extends AwsAuthReader {
+  withDeadline(deadline: Deadline | undefined): DeadlineAwsAuthReader;
+}
+
+function signalUntil(timeout: AbortSignal, deadline: AbortSignal | undefined): AbortSignal {
+  return deadline === undefined ? timeout : AbortSignal.any([timeout, deadline]);
 }
 
 /** A non-2xx answer of the API server. */
@@ -132,12 +144,12 @@ function toError(error: unknown, cluster: string): KubernetesApiError {
   });
 }
 
-export function createAwsAuthReader(options: AwsAuthReaderOptions): AwsAuthReader {
+export function createAwsAuthReader(options: AwsAuthReaderOptions): DeadlineAwsAuthReader {
   const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
   // Keep-alive: a warm invocation reuses the TLS connection (the pool is keyed by host and CA).
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 
-  async function get(cluster: KubeClusterRef): Promise<unknown> {
+  async function get(cluster: KubeClusterRef, deadline: Deadline | undefined): Promise<unknown> {
     const token = await options.tokens.token(cluster.clusterName, cluster.region);
     const url = new URL(PATH, cluster.endpoint);
     return new Promise((resolve, reject) => {
@@ -152,7 +164,8 @@ export function createAwsAuthReader(options: AwsAuthReaderOptions): AwsAuthReade
           ca: Buffer.from(cluster.certificateAuthorityData, 'base64').toString('utf8'),
           rejectUnauthorized: true,
           headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-          signal: AbortSignal.timeout(requestTimeoutMs),
+          // Cut at the deadline too: a request left waiting would resume in the next invocation.
+          signal: signalUntil(AbortSignal.timeout(requestTimeoutMs), deadlineSignal(deadline)),
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -178,37 +191,58 @@ export function createAwsAuthReader(options: AwsAuthReaderOptions): AwsAuthReade
     });
   }
 
-  return {
-    async awsAuth(cluster): Promise<Lookup<AwsAuthConfigMap>> {
-      if (cluster.certificateAuthorityData === '' || cluster.endpoint === '') {
-        throw new KubernetesApiError(
-          `${LABEL} on cluster ${cluster.clusterName}: DescribeCluster gave no endpoint or CA`,
-          {
-            code: 'unavailable',
-            service: 'kubernetes',
-            operation: LABEL,
-            cluster: cluster.clusterName,
-            verb: 'get',
-            resource: 'configmaps',
-          },
-        );
-      }
-      try {
-        const configMap = await retryWithBackoff(() => get(cluster), {
-          maxAttempts: options.maxAttempts ?? 4,
-          budgetMs: options.budgetMs ?? 30_000,
-          baseDelayMs: options.baseDelayMs ?? 200,
-          maxDelayMs: 5_000,
-          isRetryable,
-          retryAfterMs,
-          ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
-        });
-        return { found: true, value: toAwsAuth(configMap as Parameters<typeof toAwsAuth>[0]) };
-      } catch (error) {
-        const e = toError(error, cluster.clusterName);
-        if (e.httpStatus === 404) return { found: false, reason: `no ConfigMap ${NAMESPACE}/${NAME} (404)` };
-        throw e;
-      }
-    },
-  };
+  function bound(deadline: Deadline | undefined): DeadlineAwsAuthReader {
+    return {
+      async awsAuth(cluster): Promise<Lookup<AwsAuthConfigMap>> {
+        if (cluster.certificateAuthorityData === '' || cluster.endpoint === '') {
+          throw new KubernetesApiError(
+            `${LABEL} on cluster ${cluster.clusterName}: DescribeCluster gave no endpoint or CA`,
+            {
+              code: 'unavailable',
+              service: 'kubernetes',
+              operation: LABEL,
+              cluster: cluster.clusterName,
+              verb: 'get',
+              resource: 'configmaps',
+            },
+          );
+        }
+        const budgetMs = options.budgetMs ?? 30_000;
+        try {
+          const configMap = await retryWithBackoff(() => get(cluster, deadline), {
+            maxAttempts: options.maxAttempts ?? 4,
+            budgetMs:
+              typeof deadline === 'number'
+                ? Math.max(0, Math.min(budgetMs, deadline - Date.now()))
+                : budgetMs,
+            baseDelayMs: options.baseDelayMs ?? 200,
+            maxDelayMs: 5_000,
+            isRetryable: (error) => !deadlinePassed(deadline) && isRetryable(error),
+            retryAfterMs,
+            ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+          });
+          return { found: true, value: toAwsAuth(configMap as Parameters<typeof toAwsAuth>[0]) };
+        } catch (error) {
+          if (deadlinePassed(deadline) && isAbort(error)) {
+            throw new KubernetesApiError(`${LABEL} on cluster ${cluster.clusterName}: deadline reached`, {
+              code: 'timeout',
+              service: 'kubernetes',
+              operation: LABEL,
+              cluster: cluster.clusterName,
+              cause: error,
+              verb: 'get',
+              resource: 'configmaps',
+            });
+          }
+          const e = toError(error, cluster.clusterName);
+          if (e.httpStatus === 404)
+            return { found: false, reason: `no ConfigMap ${NAMESPACE}/${NAME} (404)` };
+          throw e;
+        }
+      },
+      withDeadline: bound,
+    };
+  }
+
+  return bound(options.deadline);
 }
