@@ -28,8 +28,8 @@
  * Neither is claimed.
  */
 import {
-  type AwsAuthEntry,
   type AwsAuthMappingChanges,
+  type AwsAuthMappingEntry,
   awsAuthMappingChanges,
   type ParsedAwsAuth,
   parseAwsAuthShared,
@@ -149,8 +149,8 @@ export interface AssessAwsAuthChangeResult {
   previousResourceVersion?: string;
   /** `evaluated`: every finding of the evaluation (state and transition), with the actor. */
   findings: Finding[];
-  removed: AwsAuthEntry[];
-  added: AwsAuthEntry[];
+  removed: AwsAuthMappingEntry[];
+  added: AwsAuthMappingEntry[];
   changed: AwsAuthMappingChanges['changed'];
   /** False when a side of aws-auth was unreadable: `removed` is empty because nothing is known. */
   changesKnown: boolean;
