@@ -1,5 +1,5 @@
 /**
- * Use case of `watch` (docs/cli.md#watch): follow one cluster for an on-call engineer during a
+ * Use case of `watch` (docs/design.md#command-line): follow one cluster for an on-call engineer during a
  * risky change, with the monitor's own evaluation.
  *
  *   capture (as `snapshot` does; exit 2 when the cluster cannot be read) → `ready` with every
