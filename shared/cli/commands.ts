@@ -4,6 +4,8 @@
  * command is parse (args.ts) → its use case (shared/app/commands/) → the renderer
  * (core/render) → the exit code; the use cases read files and clusters through the ports built here.
  */
+// Static: the bundled core script cannot import() a Node module at run time.
+import { setTimeout as wait } from 'node:timers/promises';
 import type { CommandPorts, CommandProgress, WatchPorts } from '../app/commands/command-inputs.ts';
 import {
   type CommandResult,
@@ -181,10 +183,7 @@ async function emitReport(io: CliIo, out: string | undefined, text: string): Pro
  * exit code comes at the end (0 at --duration or on SIGINT/SIGTERM).
  */
 async function runWatch(args: WatchArgs, io: CliIo): Promise<number> {
-  const [{ watchCommand }, { setTimeout: wait }] = await Promise.all([
-    import('../app/commands/watch-command.ts'),
-    import('node:timers/promises'),
-  ]);
+  const { watchCommand } = await import('../app/commands/watch-command.ts');
   const ports: WatchPorts = {
     ...portsOf(io, progressOf(io)),
     emit: (event) => io.stdout(renderWatchEvent(event, args.watchFormat)),
