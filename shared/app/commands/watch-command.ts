@@ -31,7 +31,6 @@ import {
   type WatchFinding,
   type WatchSource,
 } from '../../core/render/index.ts';
-import { awsAuthWriterActor } from '../../core/rules/index.ts';
 import { safeErrorMessage } from '../../errors.ts';
 import type {
   AlertStore,
@@ -244,15 +243,13 @@ export async function watchCommand(ports: WatchPorts, input: WatchCommandInput):
   }
 
   const onAwsAuth = async (event: AwsAuthWatchEvent): Promise<void> => {
-    const read = event.awsAuth;
-    const actor = read.ok && read.value.found ? awsAuthWriterActor(read.value.value) : undefined;
     const result = await assessAwsAuthChange(assessDeps, {
       cluster: ref,
-      awsAuth: read,
+      awsAuth: event.awsAuth,
       resourceVersion: event.resourceVersion,
       source: 'cli',
-      ...(actor === undefined ? {} : { actor }),
     });
+    const actor = result.actor;
     if (result.outcome === 'unreadable') {
       ports.emit({ type: 'unreadable', at: now(), source: 'aws-auth', error: result.error ?? 'unreadable' });
       return;
