@@ -153,7 +153,8 @@ describe('watch --format json', () => {
   it('predicts a node group deletion from its DELETING status, before EKS edits aws-auth', async () => {
     const s = await startSandbox({
       clusters: [{ snapshot: baseSnapshot('CONFIG_MAP') }],
-      sideEffectDelayMs: 2_500,
+      // Well above one --interval and its reads, even on a loaded machine.
+      sideEffectDelayMs: 4_000,
     });
     sandbox = s;
     const w = watch(s, ['--format', 'json', '--duration', '60', '--interval', '1']);
