@@ -17,7 +17,7 @@ import {
   KubernetesApiError,
   TlsVerificationError,
 } from '../errors.ts';
-import type { AwsAuthReader, KubeClusterRef, Lookup } from '../ports.ts';
+import type { AwsAuthReader, AwsAuthWriter, KubeClusterRef, Lookup, WriteOutcome } from '../ports.ts';
 import type { EksTokenProvider } from './kube-token.ts';
 import {
   connectFailureOf,
@@ -78,15 +78,16 @@ function retryAfterMs(error: unknown): number | undefined {
 }
 
 /** The messages and codes of kubernetes.ts `toKubernetesApiError`, for this request. */
-function toError(error: unknown, cluster: string): KubernetesApiError {
+function toError(error: unknown, cluster: string, verb: 'get' | 'patch' = 'get'): KubernetesApiError {
   if (error instanceof KubernetesApiError) return error;
-  const where = `${LABEL} on cluster ${cluster}`;
+  const label = `${verb} configmap ${NAMESPACE}/${NAME}`;
+  const where = `${label} on cluster ${cluster}`;
   const base = {
     service: 'kubernetes' as const,
-    operation: LABEL,
+    operation: label,
     cluster,
     cause: error,
-    verb: 'get',
+    verb,
     resource: 'configmaps',
   };
   if (error instanceof HttpStatus) {
@@ -100,7 +101,7 @@ function toError(error: unknown, cluster: string): KubernetesApiError {
         : status === 403
           ? [
               'forbidden',
-              `${where}: forbidden (403) — the monitor's Kubernetes identity needs RBAC 'get' on 'configmaps' (resourceName ${NAME}) in namespace ${NAMESPACE}`,
+              `${where}: forbidden (403) — the monitor's Kubernetes identity needs RBAC '${verb}' on 'configmaps' (resourceName ${NAME}) in namespace ${NAMESPACE}`,
             ]
           : status === 404
             ? ['not-found', `${where}: not found (404)`]
@@ -132,26 +133,38 @@ function toError(error: unknown, cluster: string): KubernetesApiError {
   });
 }
 
-export function createAwsAuthReader(options: AwsAuthReaderOptions): AwsAuthReader {
+/** One request to `kube-system/aws-auth` over node:https: the parsed JSON answer, or an HttpStatus. */
+function createRequester(options: AwsAuthReaderOptions) {
   const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
   // Keep-alive: a warm invocation reuses the TLS connection (the pool is keyed by host and CA).
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 
-  async function get(cluster: KubeClusterRef): Promise<unknown> {
+  return async function send(
+    cluster: KubeClusterRef,
+    method: 'GET' | 'PATCH' = 'GET',
+    body?: { contentType: string; json: unknown },
+  ): Promise<unknown> {
     const token = await options.tokens.token(cluster.clusterName, cluster.region);
     const url = new URL(PATH, cluster.endpoint);
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body.json), 'utf8');
     return new Promise((resolve, reject) => {
       const req = request(
         {
           protocol: 'https:',
           hostname: url.hostname,
           port: url.port,
-          path: url.pathname,
-          method: 'GET',
+          path: url.pathname + (method === 'PATCH' ? `?fieldManager=${FIELD_MANAGER}` : ''),
+          method,
           agent,
           ca: Buffer.from(cluster.certificateAuthorityData, 'base64').toString('utf8'),
           rejectUnauthorized: true,
-          headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+          headers: {
+            authorization: `Bearer ${token}`,
+            accept: 'application/json',
+            ...(body === undefined || payload === undefined
+              ? {}
+              : { 'content-type': body.contentType, 'content-length': String(payload.length) }),
+          },
           signal: AbortSignal.timeout(requestTimeoutMs),
         },
         (res) => {
@@ -174,9 +187,85 @@ export function createAwsAuthReader(options: AwsAuthReaderOptions): AwsAuthReade
         },
       );
       req.on('error', reject);
-      req.end();
+      req.end(payload);
     });
-  }
+  };
+}
+
+/** The field manager of the monitor's aws-auth writes (managedFields shows who restored an entry). */
+export const FIELD_MANAGER = 'eks-auth-sentinel';
+
+function noEndpoint(cluster: KubeClusterRef, verb: string): KubernetesApiError {
+  return new KubernetesApiError(
+    `${verb} configmap ${NAMESPACE}/${NAME} on cluster ${cluster.clusterName}: DescribeCluster gave no endpoint or CA`,
+    {
+      code: 'unavailable',
+      service: 'kubernetes',
+      operation: `${verb} configmap ${NAMESPACE}/${NAME}`,
+      cluster: cluster.clusterName,
+      verb,
+      resource: 'configmaps',
+    },
+  );
+}
+
+/**
+ * aws-auth's mapRoles by a merge patch (`application/merge-patch+json`) that carries the
+ * resourceVersion the change was planned on: the API server treats it as a precondition (409 when
+ * the object changed since), and a merge patch touches no field it does not name — labels,
+ * annotations and the other data keys stay whatever they are now. Retried like the read on 429,
+ * 5xx and resets: a retry after an unseen success meets its own newer resourceVersion and answers
+ * `conflict`, which the caller resolves by reading again.
+ */
+export function createAwsAuthWriter(options: AwsAuthReaderOptions): AwsAuthWriter {
+  const send = createRequester(options);
+  return {
+    async patchMapRoles(cluster, change): Promise<WriteOutcome> {
+      if (cluster.certificateAuthorityData === '' || cluster.endpoint === '')
+        throw noEndpoint(cluster, 'patch');
+      try {
+        await retryWithBackoff(
+          () =>
+            send(cluster, 'PATCH', {
+              contentType: 'application/merge-patch+json',
+              json: {
+                metadata: { resourceVersion: change.resourceVersion },
+                data: { mapRoles: change.mapRoles },
+              },
+            }),
+          {
+            maxAttempts: options.maxAttempts ?? 4,
+            budgetMs: options.budgetMs ?? 30_000,
+            baseDelayMs: options.baseDelayMs ?? 200,
+            maxDelayMs: 5_000,
+            isRetryable,
+            retryAfterMs,
+            ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+          },
+        );
+        return { status: 'done' };
+      } catch (error) {
+        if (error instanceof HttpStatus && error.status === 409)
+          return {
+            status: 'conflict',
+            detail: `aws-auth changed after resourceVersion ${change.resourceVersion} (409 Conflict): nothing was written`,
+          };
+        if (error instanceof HttpStatus && error.status === 403)
+          return {
+            status: 'forbidden',
+            detail: `patch of configmaps/aws-auth in kube-system was denied (403): the monitor's Kubernetes identity needs RBAC 'patch' on 'configmaps' (resourceNames: aws-auth) in namespace kube-system — apply infra/kubernetes/remediation-role.yaml and give the monitor's access entry the group eks-auth-sentinel:remediators`,
+          };
+        if (error instanceof HttpStatus && error.status === 404)
+          return { status: 'conflict', detail: 'aws-auth no longer exists (404): nothing was written' };
+        throw toError(error, cluster.clusterName, 'patch');
+      }
+    },
+  };
+}
+
+export function createAwsAuthReader(options: AwsAuthReaderOptions): AwsAuthReader {
+  const send = createRequester(options);
+  const get = (cluster: KubeClusterRef) => send(cluster);
 
   return {
     async awsAuth(cluster): Promise<Lookup<AwsAuthConfigMap>> {
