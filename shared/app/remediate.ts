@@ -20,7 +20,7 @@
  * A write that throws is `failed`, alerted, and never rethrown: prevention must not take the
  * detection path down with it.
  */
-import type { AwsAuthConfigMap, ClusterId, ClusterSnapshot, Trigger } from '../core/model.ts';
+import type { AwsAuthConfigMap, ClusterId, ClusterSnapshot, Finding, Trigger } from '../core/model.ts';
 import {
   type ActionCall,
   type ActionOutcome,
@@ -45,6 +45,7 @@ import type {
   RemediationLedger,
   WriteOutcome,
 } from '../ports.ts';
+import type { AfterAssessResult, AwsAuthAssessment } from './assess-aws-auth-change.ts';
 
 /** Re-reads and re-plans after a 409 before giving up with `conflict`. */
 export const CONFLICT_RETRIES = 3;
@@ -229,18 +230,13 @@ async function carryOut(
   }
 }
 
-/**
- * Carries out `plan` (its actions; guards are `guardAwsAuth`'s) for one trigger and alerts each
- * outcome. `current`: aws-auth as the plan saw it, when it was read (saves a read).
- */
-export async function remediate(
+/** Each action of `plan` claimed, carried out (or, dry run, described) and recorded; nothing delivered. */
+export async function carryOutPlan(
   deps: RemediateDeps,
   t: RemediationTrigger,
   plan: Pick<RemediationPlan, 'actions'>,
   current?: AwsAuthConfigMap,
-  /** The delivery of the finding that caused the actions: their alerts join its thread once it is sent. */
-  causeDelivered?: Promise<unknown>,
-): Promise<RemediationReport> {
+): Promise<{ outcomes: ActionOutcome[]; duplicates: number; findings: Finding[] }> {
   const outcomes: ActionOutcome[] = [];
   let duplicates = 0;
   for (const action of plan.actions) {
@@ -261,13 +257,68 @@ export async function remediate(
       trigger: `${t.trigger} ${t.triggerId}`,
     });
   }
-  if (outcomes.length === 0) return { outcomes, duplicates };
-  await causeDelivered?.catch(() => undefined);
   const findings = outcomes.map((o) =>
     actionFinding(t.before, o, { trigger: t.trigger, triggerId: t.triggerId }),
   );
+  return { outcomes, duplicates, findings };
+}
+
+/**
+ * Carries out `plan` (its actions; guards are `guardAwsAuth`'s) for one trigger and alerts each
+ * outcome. `current`: aws-auth as the plan saw it, when it was read (saves a read).
+ */
+export async function remediate(
+  deps: RemediateDeps,
+  t: RemediationTrigger,
+  plan: Pick<RemediationPlan, 'actions'>,
+  current?: AwsAuthConfigMap,
+  /** The delivery of the finding that caused the actions: their alerts join its thread once it is sent. */
+  causeDelivered?: Promise<unknown>,
+): Promise<RemediationReport> {
+  const { outcomes, duplicates, findings } = await carryOutPlan(deps, t, plan, current);
+  if (outcomes.length === 0) return { outcomes, duplicates };
+  await causeDelivered?.catch(() => undefined);
   const delivery = await deps.deliver(t.cluster, findings, { kind: 'change' });
   return { outcomes, duplicates, delivery };
+}
+
+/**
+ * The aws-auth change assessment's `afterAssess` hook (poll, watch, audit, `watch` CLI): a write
+ * that removed every entry of a role that compute depends on gets those entries back, once per
+ * observed resourceVersion; the outcomes' alerts are the assessment's to deliver, after its own.
+ */
+export function createRemediationHook(
+  deps: RemediateDeps,
+): (assessment: AwsAuthAssessment) => Promise<AfterAssessResult | undefined> {
+  return async (a) => {
+    if (a.changes !== undefined && a.changes.removed.length === 0) return undefined;
+    const after = a.after.awsAuth.status === 'ok' ? a.after.awsAuth.data : undefined;
+    if (a.after.awsAuth.status === 'error') return undefined;
+    const plan = planAwsAuthRemoval(a.before, after);
+    if (plan.actions.length === 0) return undefined;
+    const t: RemediationTrigger = {
+      cluster: {
+        accountId: a.cluster.accountId,
+        region: a.cluster.region,
+        clusterName: a.cluster.clusterName,
+      },
+      ref: a.cluster,
+      before: a.before,
+      trigger: `event:aws-auth-${a.source}`,
+      triggerId: `aws-auth@${a.resourceVersion ?? 'deleted'}`,
+    };
+    const { outcomes, findings } = await carryOutPlan(deps, t, plan, after);
+    return {
+      findings,
+      actions: outcomes.map((o) => ({
+        kind: o.action.kind,
+        principalArn: o.action.principalArn,
+        dryRun: o.dryRun,
+        result: o.result,
+        detail: o.detail,
+      })),
+    };
+  };
 }
 
 export interface GuardOptions {

@@ -13,10 +13,12 @@ import { createEksClient, createEksReader } from '../../shared/adapters/eks.ts';
 import { createEksAccessEntryWriter } from '../../shared/adapters/eks-access-entry-writer.ts';
 import { createEksTokenProvider } from '../../shared/adapters/kube-token.ts';
 import { createAwsAuthReader, createAwsAuthWriter } from '../../shared/adapters/kubernetes-aws-auth.ts';
+import { assessAwsAuthChange } from '../../shared/app/assess-aws-auth-change.ts';
 import { captureSnapshot } from '../../shared/app/capture-snapshot.ts';
 import { deliverAlerts } from '../../shared/app/deliver-alerts.ts';
 import { type HandleEksEventDeps, handleEksEvent } from '../../shared/app/handle-eks-event.ts';
-import { type RemediateDeps, remediate } from '../../shared/app/remediate.ts';
+import { awaitRead } from '../../shared/app/read-sources.ts';
+import { createRemediationHook, type RemediateDeps, remediate } from '../../shared/app/remediate.ts';
 import type { PendingNotice } from '../../shared/core/alerts/index.ts';
 import type { ClusterId, ClusterSnapshot } from '../../shared/core/model.ts';
 import { planAwsAuthRemoval } from '../../shared/core/remediation/index.ts';
@@ -224,7 +226,7 @@ describe('remediation=dry-run', () => {
 });
 
 describe('remediation=on, incident (b): Terraform drops the entry EKS added for a Fargate profile', () => {
-  it('restores the exact entry, says Terraform removed it and gives the IaC change; no Fargate node goes NotReady', async () => {
+  it('the aws-auth change assessment restores the exact entry, says Terraform removed it and gives the IaC change; no Fargate node goes NotReady', async () => {
     const seed = loadScenario('b-fargate-entry-removed-by-terraform');
     const fargateRole =
       seed.fargateProfiles.status === 'ok' ? (seed.fargateProfiles.data[0]?.podExecutionRoleArn ?? '') : '';
@@ -239,23 +241,31 @@ describe('remediation=on, incident (b): Terraform drops the entry EKS added for 
         { ...data, mapRoles: (data.mapRoles ?? '').replace(entry, '') },
         { manager: 'Terraform', operation: 'Apply' },
       );
-      // what the aws-auth change assessment does once it sees the write
-      const seen = await w.deps.kube.awsAuth(w.ref);
-      if (!seen.found) throw new Error('aws-auth');
-      const plan = planAwsAuthRemoval(w.stored, seen.value);
-      const report = await remediate(
-        w.prevention,
-        {
-          cluster: KEY,
-          ref: w.ref,
-          before: w.stored,
-          trigger: 'schedule',
-          triggerId: `aws-auth@${seen.value.resourceVersion}`,
-        },
-        plan,
-        seen.value,
-      );
-      expect(report.outcomes.map((o) => o.result)).toEqual(['done']);
+      // the aws-auth change assessment (poll, watch, audit) sees the write; remediation is its hook
+      const assess = {
+        snapshots: w.deps.snapshots,
+        deliver: w.prevention.deliver,
+        clock: w.prevention.clock,
+        monitorPrincipalArn: MONITOR,
+        idempotency: w.deps.idempotency,
+        idempotencyTtlSeconds: 3600,
+        afterAssess: createRemediationHook(w.prevention),
+      };
+      const observe = async () =>
+        assessAwsAuthChange(assess, {
+          cluster: w.ref,
+          awsAuth: await awaitRead(w.deps.kube.awsAuth(w.ref)),
+          source: 'poll',
+        });
+      const result = await observe();
+      expect(result.outcome).toBe('evaluated');
+      expect(result.removed.map((r) => r.arn)).toEqual([fargateRole]);
+      expect(result.actions?.map((a) => `${a.kind} ${a.result}`)).toEqual(['restore-aws-auth-entries done']);
+      // the restore is a write of its own: seen next, it removes nothing and acts no more
+      const next = await observe();
+      expect(next.outcome).toBe('evaluated');
+      expect(next.removed).toEqual([]);
+      expect(next.actions).toBeUndefined();
       await sleep(NOT_READY_MS + 500);
       expect(notReady(w.sandbox)).toEqual([]);
       expect(cluster.awsAuth?.data.mapRoles).toContain(fargateRole);
