@@ -45,6 +45,7 @@ import {
   type Trigger,
   withActor,
 } from '../core/model.ts';
+import type { WatchAction } from '../core/render/index.ts';
 import { safeErrorMessage } from '../errors.ts';
 import type {
   Clock,
@@ -66,14 +67,7 @@ export const AWS_AUTH_CLAIM_PREFIX = 'aws-auth:';
 export const DEFAULT_AWS_AUTH_CLAIM_MS = 60_000 + IN_PROGRESS_MARGIN_MS;
 
 /** One action a remediation took (or, in dry-run, would take) after an assessment. */
-export interface RemediationActionReport {
-  kind: 'create-access-entry' | 'restore-aws-auth-entries';
-  principalArn: string;
-  dryRun: boolean;
-  result: 'done' | 'would-do' | 'already-present' | 'conflict' | 'forbidden' | 'failed';
-  /** What was called and what it answered (attacker-written parts quoted by the renderer). */
-  detail: string;
-}
+export type RemediationActionReport = WatchAction;
 
 /** What an `afterAssess` hook is given: the write assessed, both states, what it changed. */
 export interface AwsAuthAssessment {

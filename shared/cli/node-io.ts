@@ -51,6 +51,13 @@ export function createNodeIo(moduleUrl: string): CliIo {
     packageRoot: findPackageRoot(dirname(fileURLToPath(moduleUrl))),
     listDir: (path) => readdir(path),
     stderrIsTTY: process.stderr.isTTY === true,
+    interrupts() {
+      const controller = new AbortController();
+      const stop = () => controller.abort();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      return controller.signal;
+    },
     live: {
       // Loaded on first use: the SDK clients cost ~300 ms to load, and only live commands need them.
       async captureDeps() {
@@ -65,6 +72,13 @@ export function createNodeIo(moduleUrl: string): CliIo {
       async writeFileAtomic(path, text) {
         const { writeFileAtomic } = await import('../adapters/file-store.ts');
         return writeFileAtomic(path, text);
+      },
+      async awsAuthWatcher() {
+        const [{ createAwsAuthWatcher }, { createEksTokenProvider }] = await Promise.all([
+          import('../adapters/kubernetes-aws-auth-watch.ts'),
+          import('../adapters/kube-token.ts'),
+        ]);
+        return createAwsAuthWatcher({ tokens: createEksTokenProvider() });
       },
     },
   };
