@@ -28,11 +28,13 @@ import {
   type AwsAuthGuard,
   actionFinding,
   planAwsAuthRemoval,
+  planNodegroupDeletion,
   type RemediationAction,
   type RemediationMode,
   type RemediationPlan,
   restoreMapRoles,
 } from '../core/remediation/index.ts';
+import type { WatchAction } from '../core/render/index.ts';
 import { safeErrorMessage } from '../errors.ts';
 import type {
   AccessEntryWriter,
@@ -46,6 +48,7 @@ import type {
   WriteOutcome,
 } from '../ports.ts';
 import type { AfterAssessResult, AwsAuthAssessment } from './assess-aws-auth-change.ts';
+import type { WatchRemediationRequest } from './commands/command-inputs.ts';
 
 /** Re-reads and re-plans after a 409 before giving up with `conflict`. */
 export const CONFLICT_RETRIES = 3;
@@ -372,4 +375,75 @@ export async function guardAwsAuth(
     await sleep(options.intervalMs);
   }
   return { ...report, unguarded: pending, reads };
+}
+
+/** The ledger of one `watch` run, in memory: each action once per trigger, the hourly cap per cluster. */
+export function memoryLedger(): RemediationLedger {
+  const claimed = new Set<string>();
+  const slots = new Map<string, number>();
+  return {
+    async claim(key) {
+      if (claimed.has(key)) return false;
+      claimed.add(key);
+      return true;
+    },
+    async takeSlot(cluster, hour, limit) {
+      const k = `${cluster.accountId}#${cluster.region}#${cluster.clusterName}#${hour}`;
+      const used = slots.get(k) ?? 0;
+      if (used >= limit) return false;
+      slots.set(k, used + 1);
+      return true;
+    },
+    async record() {},
+  };
+}
+
+/**
+ * `watch --remediate dry-run|on`: the functions' remediation over the user's credentials, with an
+ * in-memory ledger. A node group seen `DELETING` is the same prediction as its CloudTrail record
+ * (in the API modes the access entry is created before EKS's aws-auth edit); in `CONFIG_MAP` the
+ * watch's own aws-auth assessment restores the entries once EKS has removed them. The actions
+ * are the watch's to print: nothing is delivered from here.
+ */
+export function createWatchRemediation(
+  writers: Pick<RemediateDeps, 'accessEntries' | 'awsAuthWriter' | 'awsAuth' | 'clock'> & {
+    maxActionsPerHour: number;
+  },
+): (request: WatchRemediationRequest) => Promise<WatchAction[]> {
+  const ledger = memoryLedger();
+  const deps = (mode: 'dry-run' | 'on'): RemediateDeps => ({
+    ...writers,
+    mode,
+    ledger,
+    deliver: async () => ({ sent: 0, failed: 0, pending: 0 }),
+  });
+  const asAction = (o: ActionOutcome): WatchAction => ({
+    kind: o.action.kind,
+    principalArn: o.action.principalArn,
+    dryRun: o.dryRun,
+    result: o.result,
+    detail: o.detail,
+  });
+  return async (request) => {
+    if (request.kind === 'aws-auth') {
+      const done = await createRemediationHook(deps(request.mode))(request.assessment);
+      return [...(done?.actions ?? [])];
+    }
+    if (request.change.kind !== 'delete-nodegroup') return [];
+    const plan = planNodegroupDeletion(request.snapshot, request.change);
+    const t: RemediationTrigger = {
+      cluster: {
+        accountId: request.cluster.accountId,
+        region: request.cluster.region,
+        clusterName: request.cluster.clusterName,
+      },
+      ref: request.cluster,
+      before: request.snapshot,
+      trigger: 'event:DeleteNodegroup',
+      triggerId: `watch:${request.change.nodegroupName}`,
+      excludingNodegroup: request.change.nodegroupName,
+    };
+    const { outcomes } = await carryOutPlan(deps(request.mode), t, plan);
+    return outcomes.map(asAction);
+  };
 }

@@ -102,8 +102,15 @@ function dependantsOf(
 ): { dependants: Dependants; requirements: Set<NodeRequirement> } | undefined {
   const c: RoleConsumer | undefined = consumers.byRole.get(key);
   if (c === undefined) return undefined;
-  const nodes = c.nodes.filter((n) => excludingNodegroup === undefined || n.nodegroup !== excludingNodegroup);
-  const nodegroups = c.nodegroups.filter((n) => n !== excludingNodegroup);
+  // A node group being deleted, and its nodes, depend on nothing any more: EKS removes its role.
+  const going = new Set(
+    s.nodegroups.status === 'ok'
+      ? s.nodegroups.data.filter((n) => n.status === 'DELETING').map((n) => n.name)
+      : [],
+  );
+  if (excludingNodegroup !== undefined) going.add(excludingNodegroup);
+  const nodes = c.nodes.filter((n) => n.nodegroup === undefined || !going.has(n.nodegroup));
+  const nodegroups = c.nodegroups.filter((n) => !going.has(n));
   const dependants: Dependants = {
     nodegroups,
     nodeClasses: [...c.nodeClasses],
