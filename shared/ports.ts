@@ -202,8 +202,11 @@ export interface CaptureDeps {
 
 /** Snapshot documents: the last one per cluster. */
 export interface SnapshotStore {
-  /** The last stored snapshot; undefined when none was ever stored. Throws when it cannot read. */
-  latest(key: ClusterId): Promise<ClusterSnapshot | undefined>;
+  /**
+   * The last stored snapshot; undefined when none was ever stored. Throws when it cannot read,
+   * or when `options.signal` aborts first (the request is cut, not left running).
+   */
+  latest(key: ClusterId, options?: { signal?: AbortSignal }): Promise<ClusterSnapshot | undefined>;
   put(snapshot: ClusterSnapshot): Promise<void>;
 }
 

@@ -161,8 +161,9 @@ export function perRegion<T>(create: (region: string) => T): (region: string) =>
 }
 
 /** `{ abortSignal }` for `client.send(command, …)`: the whole call, retries included, within the budget. */
-export function budgetOptions(budgetMs: number): { abortSignal: AbortSignal } {
-  return { abortSignal: AbortSignal.timeout(budgetMs) };
+export function budgetOptions(budgetMs: number, until?: AbortSignal): { abortSignal: AbortSignal } {
+  const budget = AbortSignal.timeout(budgetMs);
+  return { abortSignal: until === undefined ? budget : AbortSignal.any([budget, until]) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import {
   TlsVerificationError,
 } from '../errors.ts';
 import type { AwsAuthReader, AwsAuthWriter, KubeClusterRef, Lookup, WriteOutcome } from '../ports.ts';
+import { type Deadline, deadlinePassed, deadlineSignal } from './aws-clients.ts';
 import type { EksTokenProvider } from './kube-token.ts';
 import {
   connectFailureOf,
@@ -53,6 +54,17 @@ export interface AwsAuthReaderOptions {
   /** Backoff base, ms (default 200). */
   baseDelayMs?: number;
   sleep?: (ms: number) => Promise<void>;
+  /** Every request is aborted and no retry starts after this (epoch ms or a signal); none by default. */
+  deadline?: Deadline;
+}
+
+/** The reader, and the same reader (connections, tokens) bound to another deadline. */
+export interface DeadlineAwsAuthReader extends AwsAuthReader {
+  withDeadline(deadline: Deadline | undefined): DeadlineAwsAuthReader;
+}
+
+function signalUntil(timeout: AbortSignal, deadline: AbortSignal | undefined): AbortSignal {
+  return deadline === undefined ? timeout : AbortSignal.any([timeout, deadline]);
 }
 
 /** A non-2xx answer of the API server. */
@@ -184,16 +196,20 @@ export function noEndpointError(cluster: KubeClusterRef, request: AwsAuthRequest
   );
 }
 
-export function createAwsAuthReader(options: AwsAuthReaderOptions): AwsAuthReader {
+export function createAwsAuthReader(options: AwsAuthReaderOptions): DeadlineAwsAuthReader {
   const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
   // Keep-alive: a warm invocation reuses the TLS connection (the pool is keyed by host and CA).
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 
-  async function get(cluster: KubeClusterRef): Promise<unknown> {
+  async function get(cluster: KubeClusterRef, deadline: Deadline | undefined): Promise<unknown> {
     const token = await options.tokens.token(cluster.clusterName, cluster.region);
     return new Promise((resolve, reject) => {
       const req = request(
-        { ...kubeGetOptions(cluster, PATH, token, agent), signal: AbortSignal.timeout(requestTimeoutMs) },
+        {
+          ...kubeGetOptions(cluster, PATH, token, agent),
+          // Cut at the deadline too: a request left waiting would resume in the next invocation.
+          signal: signalUntil(AbortSignal.timeout(requestTimeoutMs), deadlineSignal(deadline)),
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
@@ -218,27 +234,49 @@ export function createAwsAuthReader(options: AwsAuthReaderOptions): AwsAuthReade
     });
   }
 
-  return {
-    async awsAuth(cluster): Promise<Lookup<AwsAuthConfigMap>> {
-      if (cluster.certificateAuthorityData === '' || cluster.endpoint === '') throw noEndpointError(cluster);
-      try {
-        const configMap = await retryWithBackoff(() => get(cluster), {
-          maxAttempts: options.maxAttempts ?? 4,
-          budgetMs: options.budgetMs ?? 30_000,
-          baseDelayMs: options.baseDelayMs ?? 200,
-          maxDelayMs: 5_000,
-          isRetryable,
-          retryAfterMs,
-          ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
-        });
-        return { found: true, value: toAwsAuth(configMap as Parameters<typeof toAwsAuth>[0]) };
-      } catch (error) {
-        const e = toAwsAuthError(error, cluster.clusterName);
-        if (e.httpStatus === 404) return { found: false, reason: `no ConfigMap ${NAMESPACE}/${NAME} (404)` };
-        throw e;
-      }
-    },
-  };
+  function bound(deadline: Deadline | undefined): DeadlineAwsAuthReader {
+    return {
+      async awsAuth(cluster): Promise<Lookup<AwsAuthConfigMap>> {
+        if (cluster.certificateAuthorityData === '' || cluster.endpoint === '')
+          throw noEndpointError(cluster);
+        const budgetMs = options.budgetMs ?? 30_000;
+        try {
+          const configMap = await retryWithBackoff(() => get(cluster, deadline), {
+            maxAttempts: options.maxAttempts ?? 4,
+            budgetMs:
+              typeof deadline === 'number'
+                ? Math.max(0, Math.min(budgetMs, deadline - Date.now()))
+                : budgetMs,
+            baseDelayMs: options.baseDelayMs ?? 200,
+            maxDelayMs: 5_000,
+            isRetryable: (error) => !deadlinePassed(deadline) && isRetryable(error),
+            retryAfterMs,
+            ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+          });
+          return { found: true, value: toAwsAuth(configMap as Parameters<typeof toAwsAuth>[0]) };
+        } catch (error) {
+          if (deadlinePassed(deadline) && isAbort(error)) {
+            throw new KubernetesApiError(`${LABEL} on cluster ${cluster.clusterName}: deadline reached`, {
+              code: 'timeout',
+              service: 'kubernetes',
+              operation: LABEL,
+              cluster: cluster.clusterName,
+              cause: error,
+              verb: 'get',
+              resource: 'configmaps',
+            });
+          }
+          const e = toAwsAuthError(error, cluster.clusterName);
+          if (e.httpStatus === 404)
+            return { found: false, reason: `no ConfigMap ${NAMESPACE}/${NAME} (404)` };
+          throw e;
+        }
+      },
+      withDeadline: bound,
+    };
+  }
+
+  return bound(options.deadline);
 }
 
 /** The field manager of the monitor's aws-auth writes (managedFields shows who restored an entry). */

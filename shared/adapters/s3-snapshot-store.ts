@@ -53,14 +53,14 @@ export function createS3SnapshotStore(options: S3SnapshotStoreOptions): Snapshot
   const prefix = options.prefix ?? 'snapshots/';
 
   return {
-    async latest(key): Promise<ClusterSnapshot | undefined> {
+    async latest(key, options): Promise<ClusterSnapshot | undefined> {
       const objectKey = snapshotKey(key, prefix);
       const resource = `s3://${bucket}/${objectKey}`;
       let text: string;
       try {
         const out = await client.send(
           new GetObjectCommand({ Bucket: bucket, Key: objectKey }),
-          budgetOptions(callBudgetMs),
+          budgetOptions(callBudgetMs, options?.signal),
         );
         text = (await out.Body?.transformToString('utf-8')) ?? '';
       } catch (error) {

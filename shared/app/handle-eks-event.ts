@@ -81,6 +81,13 @@ export interface HandleEksEventDeps {
   regions?: readonly string[];
   /** API endpoint and CA per cluster (`clusterIdKey`), kept across warm invocations (saves a round trip). */
   kubeRefs?: Map<string, KubeClusterRef>;
+  /**
+   * The same EKS and aws-auth readers (clients, connections, tokens) with every request aborted
+   * when `signal` aborts. The reads' deadline aborts it, so that no read is left waiting on a reply
+   * after it was given up: in Lambda it would resume in the next invocation of the environment.
+   * Without it a late read is given up all the same, but keeps its connection until its own timeout.
+   */
+  withDeadline?(signal: AbortSignal): Pick<HandleEksEventDeps, 'eks' | 'kube'>;
   /** Opt-in prevention (`remediation` `dry-run` or `on`); absent when `off`. */
   remediation?: RemediateDeps & {
     /** How often aws-auth is read while a CONFIG_MAP node group deletion is guarded, ms. */
@@ -148,7 +155,11 @@ export interface HandleEksEventOptions {
   accountId?: string;
 }
 
-/** `promise`, or a `timeout` CollectionError once `deadlineAt` has passed (the read keeps running, unused). */
+/**
+ * `promise`, or a `timeout` CollectionError once `deadlineAt` has passed. The readers are bound
+ * to the same deadline (`withDeadline`) and abort their requests then; this race is what makes
+ * the deadline hold for a reader that does not.
+ */
 function byDeadline<T>(
   promise: Promise<T>,
   deadline: { at: number; clock: Clock },
@@ -250,17 +261,46 @@ export async function handleEksEvent(
     });
   }
 
-  const { eventId, eventName, clusterName, region, accountId, change } = parsed;
+  const { eventId, eventName, clusterName, region, accountId } = parsed;
   const foreign = foreignReason(deps, options, { accountId, region });
   if (foreign !== undefined) return { outcome: 'ignored', reason: foreign, eventId, eventName };
+  const startedAt = deps.clock.now().getTime();
+  const budgetMs = Math.max(0, options.remainingMs ?? DEFAULT_INVOCATION_MS);
+  const readsUntil = {
+    at: startedAt + budgetMs - Math.min(DELIVERY_RESERVE_MS, budgetMs / 3),
+    clock: deps.clock,
+  };
+  // One timer for the invocation's reads: it aborts every request still open at the deadline.
+  const cut = new AbortController();
+  const cutTimer = setTimeout(() => cut.abort(), Math.max(0, readsUntil.at - startedAt));
+  try {
+    return await predictAndAlert({ ...deps, ...deps.withDeadline?.(cut.signal) }, parsed, {
+      startedAt,
+      deadlineAt: startedAt + budgetMs,
+      readsUntil,
+      signal: cut.signal,
+    });
+  } finally {
+    clearTimeout(cutTimer);
+  }
+}
+
+async function predictAndAlert(
+  deps: HandleEksEventDeps,
+  parsed: Extract<ReturnType<typeof parseEksEvent>, { kind: 'change' }>,
+  time: {
+    startedAt: number;
+    deadlineAt: number;
+    readsUntil: { at: number; clock: Clock };
+    signal: AbortSignal;
+  },
+): Promise<HandleEksEventResult> {
+  const { eventId, eventName, clusterName, region, accountId, change } = parsed;
+  const { deadlineAt, readsUntil } = time;
   const key: ClusterId = { accountId, region, clusterName };
   const eks = deps.eks(region);
   const refKey = clusterIdKey(key);
   const cachedRef = deps.kubeRefs?.get(refKey);
-  const startedAt = deps.clock.now().getTime();
-  const budgetMs = Math.max(0, options.remainingMs ?? DEFAULT_INVOCATION_MS);
-  const deadlineAt = startedAt + budgetMs;
-  const readsUntil = { at: deadlineAt - Math.min(DELIVERY_RESERVE_MS, budgetMs / 3), clock: deps.clock };
   const eksRead = (operation: string) => ({ service: 'eks' as const, operation, cluster: clusterName });
   const awsAuthRead = {
     service: 'kubernetes' as const,
@@ -278,7 +318,13 @@ export async function handleEksEvent(
         ttlSeconds: deps.idempotencyTtlSeconds,
       }),
     ),
-    awaitRead(byDeadline(deps.snapshots.latest(key), readsUntil, eksRead('GetObject (stored snapshot)'))),
+    awaitRead(
+      byDeadline(
+        deps.snapshots.latest(key, { signal: time.signal }),
+        readsUntil,
+        eksRead('GetObject (stored snapshot)'),
+      ),
+    ),
     awaitRead(byDeadline(eks.describeCluster(clusterName), readsUntil, eksRead('DescribeCluster'))),
     cachedRef === undefined
       ? Promise.resolve(undefined)
@@ -351,7 +397,9 @@ export async function handleEksEvent(
     };
     // Prevention acts as soon as the record is here, before EKS's aws-auth edit: the access entry
     // is written while the finding is delivered, its own alert follows in the finding's thread.
-    const prevention = deps.remediation;
+    // Its re-reads of aws-auth are the event path's reader, bound to the invocation's deadline.
+    const prevention =
+      deps.remediation === undefined ? undefined : { ...deps.remediation, awsAuth: deps.kube };
     const plan =
       prevention !== undefined && change.kind === 'delete-nodegroup'
         ? planNodegroupDeletion(before, change)

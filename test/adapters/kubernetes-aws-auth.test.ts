@@ -113,6 +113,8 @@ describe('createAwsAuthReader (the event path, without @kubernetes/client-node)'
   });
 
   it('reads aws-auth and nothing else (the worker reads nodes and node classes)', () => {
-    expect(Object.keys(readers().lite)).toEqual(['awsAuth']);
+    // withDeadline gives the same reader bound to the invocation's deadline, not another source.
+    expect(Object.keys(readers().lite)).toEqual(['awsAuth', 'withDeadline']);
+    expect(Object.keys(readers().lite.withDeadline(Date.now() + 1_000))).toEqual(['awsAuth', 'withDeadline']);
   });
 });
