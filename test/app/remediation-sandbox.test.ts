@@ -336,6 +336,30 @@ describe('remediation races and refusals', () => {
     }
   });
 
+  it('a denied CreateAccessEntry is an alert naming the IAM permissions, not a crash', async () => {
+    const w = await world(loadScenario('a-karpenter-shares-role-api-and-config-map-no-entry'), 'on');
+    try {
+      w.sandbox.faults.inject({
+        service: 'eks',
+        operation: 'CreateAccessEntry',
+        status: 403,
+        code: 'AccessDeniedException',
+        message: 'not authorized to perform: eks:CreateAccessEntry',
+      });
+      const record = await deleteNodegroup(w);
+      const result = await handleEksEvent(w.deps, record);
+      expect(result).toMatchObject({
+        outcome: 'alerted',
+        remediation: { results: ['create-access-entry forbidden'] },
+      });
+      const [action] = actionNotices(w.slack);
+      expect(action?.finding.severity).toBe('critical');
+      expect(action?.finding.detail).toMatch(/eks:CreateAccessEntry on cluster prod and iam:PassRole on/);
+    } finally {
+      await w.close();
+    }
+  });
+
   it('missing RBAC is an alert naming the verb and resource, not a crash; the opt-in Role grants exactly it', async () => {
     const seed = loadScenario('a-karpenter-shares-last-nodegroup-role');
     // the writer is the outsider, mapped as a reader only

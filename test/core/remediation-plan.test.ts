@@ -248,3 +248,38 @@ describe('actionFinding', () => {
     expect(f.evidence).toMatchObject({ basis: 'transition', result: 'would-do', dryRun: true });
   });
 });
+
+describe('the alert of an action', () => {
+  it('joins the Slack thread of the finding that caused it (same subject)', async () => {
+    const { threadOfRecord } = await import('../../shared/core/alerts/index.ts');
+    const s = withKarpenter('API_AND_CONFIG_MAP');
+    const action = planNodegroupDeletion(s, { nodegroupName: 'general' }).actions[0] as RemediationAction;
+    const f = actionFinding(
+      s,
+      { action, result: 'done', detail: 'created', dryRun: false },
+      {
+        trigger: 'event:DeleteNodegroup',
+        triggerId: 'e1',
+      },
+    );
+    const record = (finding: typeof f, thread?: { channel: string; ts: string }) => ({
+      fingerprint: finding.fingerprint,
+      cluster: finding.cluster,
+      ruleId: finding.ruleId,
+      origin: 'change' as const,
+      status: 'open' as const,
+      severity: finding.severity,
+      finding,
+      firstSeen: '2026-12-02T10:00:00Z',
+      lastSeen: '2026-12-02T10:00:00Z',
+      pending: {},
+      ...(thread === undefined ? {} : { slackThread: thread }),
+    });
+    const cause = record(
+      { ...f, ruleId: 'nodegroup/deletion-orphans-role', fingerprint: 'cause' },
+      { channel: 'C1', ts: '1.2' },
+    );
+    const mine = record(f);
+    expect(threadOfRecord(mine, [cause, mine])).toEqual({ channel: 'C1', ts: '1.2' });
+  });
+});
