@@ -202,6 +202,26 @@ describe('remediation=on, incident (a): DeleteNodegroup of the last node group w
   });
 });
 
+describe('remediation=on, a late CloudTrail record', () => {
+  it('CONFIG_MAP: EKS edited aws-auth before the record was handled; the stored aws-auth is "before" and the entries come back', async () => {
+    const w = await world(loadScenario('a-karpenter-shares-last-nodegroup-role'), 'on');
+    try {
+      const record = await deleteNodegroup(w);
+      await sleep(SIDE_EFFECT_MS + 200);
+      expect(w.sandbox.timeline.some((t) => /EKS removed .* aws-auth entr/.test(t.what))).toBe(true);
+      const result = await handleEksEvent(w.deps, record);
+      expect(result).toMatchObject({
+        outcome: 'alerted',
+        remediation: { results: ['restore-aws-auth-entries done'] },
+      });
+      await sleep(NOT_READY_MS + 500);
+      expect(notReady(w.sandbox)).toEqual([]);
+    } finally {
+      await w.close();
+    }
+  });
+});
+
 describe('remediation=dry-run', () => {
   it('makes no write at all and alerts what it would do, in both modes', async () => {
     for (const scenario of [

@@ -106,6 +106,22 @@ describe('planNodegroupDeletion', () => {
   });
 });
 
+describe('beforeNodegroupDeletion', () => {
+  it('takes the stored aws-auth only when EKS already removed the node role from the fresh read', async () => {
+    const { beforeNodegroupDeletion } = await import('../../shared/core/remediation/index.ts');
+    const stored = withKarpenter('CONFIG_MAP', { mapRoles: `${adminMapping()}${nodeMapping()}` });
+    const late = withKarpenter('CONFIG_MAP', { mapRoles: adminMapping() });
+    const change = { nodegroupName: 'general' };
+    expect(beforeNodegroupDeletion(late, stored, change).awsAuth).toEqual(stored.awsAuth);
+    expect(beforeNodegroupDeletion(stored, stored, change)).toBe(stored);
+    expect(beforeNodegroupDeletion(late, undefined, change)).toBe(late);
+    // the plan from that state guards the role
+    expect(planNodegroupDeletion(beforeNodegroupDeletion(late, stored, change), change).guards).toHaveLength(
+      1,
+    );
+  });
+});
+
 describe('planAwsAuthRemoval', () => {
   const before = withKarpenter('CONFIG_MAP', {
     mapRoles: `${adminMapping()}${nodeMapping()}${nodeMapping()}`,
