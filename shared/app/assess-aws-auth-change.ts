@@ -46,6 +46,7 @@ import {
   withActor,
 } from '../core/model.ts';
 import type { WatchAction } from '../core/render/index.ts';
+import { awsAuthWriterActor } from '../core/rules/index.ts';
 import { safeErrorMessage } from '../errors.ts';
 import type {
   Clock,
@@ -114,7 +115,10 @@ export interface AwsAuthObservation {
    */
   resourceVersion?: string;
   source: AwsAuthChangeSource;
-  /** Who wrote it, when the source says (an audit event's user, a CloudTrail record). */
+  /**
+   * Who wrote it, when the source says (an audit event's user). Default: the ConfigMap's last
+   * field manager (`managedFields`), when Kubernetes recorded one.
+   */
   actor?: Actor;
 }
 
@@ -141,6 +145,8 @@ export interface AssessAwsAuthChangeResult {
   resourceVersion: string | undefined;
   /** The stored snapshot's aws-auth resourceVersion, when there was one. */
   previousResourceVersion?: string;
+  /** `evaluated`: who wrote it (the observation's, else the ConfigMap's last field manager). */
+  actor?: Actor;
   /** `evaluated`: every finding of the evaluation (state and transition), with the actor. */
   findings: Finding[];
   removed: AwsAuthMappingEntry[];
@@ -241,7 +247,7 @@ export async function assessAwsAuthChange(
       capturedAt: deps.clock.now().toISOString(),
       awsAuth: freshAwsAuth(stored, read).awsAuth,
     };
-    const actor = observation.actor;
+    const actor = observation.actor ?? (read.value.found ? awsAuthWriterActor(read.value.value) : undefined);
     const { findings, changes } = withAwsAuthMemo(() => {
       const b = parsedOf(stored.awsAuth);
       const a = parsedOf(after.awsAuth);
@@ -290,6 +296,7 @@ export async function assessAwsAuthChange(
       delivery,
       before: stored,
       after,
+      ...(actor === undefined ? {} : { actor }),
       ...(hooked?.actions === undefined ? {} : { actions: hooked.actions }),
     };
   } catch (error) {

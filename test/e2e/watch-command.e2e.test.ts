@@ -41,6 +41,7 @@ type Line = {
   actions?: unknown[];
   reason?: string;
   text?: string;
+  error?: string;
 };
 
 function liveIo(s: Sandbox): LiveIo {
@@ -152,7 +153,8 @@ describe('watch --format json', () => {
   it('predicts a node group deletion from its DELETING status, before EKS edits aws-auth', async () => {
     const s = await startSandbox({
       clusters: [{ snapshot: baseSnapshot('CONFIG_MAP') }],
-      sideEffectDelayMs: 2_500,
+      // Well above one --interval and its reads, even on a loaded machine.
+      sideEffectDelayMs: 4_000,
     });
     sandbox = s;
     const w = watch(s, ['--format', 'json', '--duration', '60', '--interval', '1']);
@@ -188,6 +190,25 @@ describe('watch --format json', () => {
     expect(w.lines()[1]?.text).toContain('remediation is not available');
     expect(w.lines()[2]?.reason).toBe('duration');
     expect(s.kube('prod').openWatches).toBe(0);
+  });
+
+  it('says once that a polled source cannot be read, not on every poll, and never reports it empty', async () => {
+    const s = await startSandbox({ clusters: [{ snapshot: baseSnapshot('CONFIG_MAP') }] });
+    sandbox = s;
+    s.faults.inject({
+      service: 'eks',
+      operation: 'ListNodegroups',
+      status: 403,
+      code: 'AccessDeniedException',
+    });
+    const w = watch(s, ['--format', 'json', '--duration', '4', '--interval', '1']);
+    expect(await w.exited).toBe(0);
+    const lines = w.lines();
+    expect(lines[0]?.findings.map((f) => f.ruleId)).toContain('monitor/source-unavailable');
+    const unreadable = lines.filter((l) => l.type === 'unreadable');
+    expect(unreadable).toHaveLength(1);
+    expect(unreadable[0]).toMatchObject({ source: 'nodegroups' });
+    expect(w.changes()).toEqual([]);
   });
 
   it('exits 2 with one line when the cluster cannot be read at the start', async () => {

@@ -31,7 +31,6 @@ import {
   type WatchFinding,
   type WatchSource,
 } from '../../core/render/index.ts';
-import { awsAuthWriterActor } from '../../core/rules/index.ts';
 import { safeErrorMessage } from '../../errors.ts';
 import type {
   AlertStore,
@@ -244,15 +243,13 @@ export async function watchCommand(ports: WatchPorts, input: WatchCommandInput):
   }
 
   const onAwsAuth = async (event: AwsAuthWatchEvent): Promise<void> => {
-    const read = event.awsAuth;
-    const actor = read.ok && read.value.found ? awsAuthWriterActor(read.value.value) : undefined;
     const result = await assessAwsAuthChange(assessDeps, {
       cluster: ref,
-      awsAuth: read,
+      awsAuth: event.awsAuth,
       resourceVersion: event.resourceVersion,
       source: 'cli',
-      ...(actor === undefined ? {} : { actor }),
     });
+    const actor = result.actor;
     if (result.outcome === 'unreadable') {
       ports.emit({ type: 'unreadable', at: now(), source: 'aws-auth', error: result.error ?? 'unreadable' });
       return;
@@ -321,31 +318,37 @@ export async function watchCommand(ports: WatchPorts, input: WatchCommandInput):
     ports.emit({ type: 'change', at: now(), source, summary, findings: takeNotices(), actions: [] });
   };
 
-  let eksBlind = false;
+  /** The EKS-side sources not read at the last poll: each is said once per failure streak. */
+  const blind = new Set<WatchSource>();
+  const readable = (source: WatchSource, read: Source<unknown> | { status: 'error'; error: string }) => {
+    if (read.status !== 'error') {
+      blind.delete(source);
+      return true;
+    }
+    if (!blind.has(source)) ports.emit({ type: 'unreadable', at: now(), source, error: read.error });
+    blind.add(source);
+    return false;
+  };
   const pollEks = async (): Promise<void> => {
     const [described, nodegroups, fargate] = await Promise.all([
       awaitRead(eks.describeCluster(input.clusterName)),
       awaitRead(eks.nodegroups(input.clusterName)),
       awaitRead(eks.fargateProfiles(input.clusterName)),
     ]);
+    const ngs = sourceOfValue(nodegroups);
+    const fps = sourceOfValue(fargate);
+    readable('nodegroups', ngs);
+    readable('fargate-profiles', fps);
     if (!described.ok) {
-      if (!eksBlind) {
-        ports.emit({
-          type: 'unreadable',
-          at: now(),
-          source: 'auth-mode',
-          error: safeErrorMessage(described.error),
-        });
-      }
-      eksBlind = true;
+      readable('auth-mode', { status: 'error', error: safeErrorMessage(described.error) });
       return;
     }
-    eksBlind = false;
+    readable('auth-mode', { status: 'ok', data: undefined });
     const cluster = described.value;
     const entries = sourceOfLookup(await awaitRead(readAccessEntries(eks, cluster)));
+    readable('access-entries', entries);
 
     // Deletions in progress first: what EKS is about to do to aws-auth, before it does.
-    const ngs = sourceOfValue(nodegroups);
     if (ngs.status === 'ok' && current.nodegroups.status === 'ok') {
       const was = new Map(current.nodegroups.data.map((n) => [n.name, n]));
       for (const ng of ngs.data) {
@@ -357,7 +360,6 @@ export async function watchCommand(ports: WatchPorts, input: WatchCommandInput):
         });
       }
     }
-    const fps = sourceOfValue(fargate);
     if (fps.status === 'ok' && current.fargateProfiles.status === 'ok') {
       const was = new Map(current.fargateProfiles.data.map((p) => [p.name, p]));
       for (const fp of fps.data) {
