@@ -182,6 +182,18 @@ describe('planAwsAuthRemoval', () => {
     expect(finding.remediation?.terraform).toContain('aws_eks_access_entry');
   });
 
+  it("names no IaC owner for a one-off edit (kubectl edit) or the monitor's own restore", () => {
+    for (const manager of ['kubectl-edit', 'eks-auth-sentinel', 'eks']) {
+      const s = withKarpenter('CONFIG_MAP', {
+        mapRoles: `${adminMapping()}${nodeMapping()}`,
+        managedFields: [{ manager, operation: 'Update', dataKeys: ['mapRoles'] }],
+      });
+      const [action] = planAwsAuthRemoval(s, awsAuth(adminMapping())).actions;
+      expect(action, manager).toBeDefined();
+      expect(action, manager).not.toHaveProperty('iacOwner');
+    }
+  });
+
   it("with a guard, looks only at the guarded role and not at the deleted node group's own nodes", () => {
     const plan = planAwsAuthRemoval(before, awsAuth(''), {
       onlyRoles: [NODE_ROLE],

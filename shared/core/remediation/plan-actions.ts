@@ -245,10 +245,18 @@ function entryArn(s: ClusterSnapshot, roleArn: string): string {
   return s.iamRoles.data.find((r) => principalKey(r.arn) === key && r.state === 'exists')?.arn ?? roleArn;
 }
 
-/** Non-EKS managers of mapRoles, latest first. */
+/**
+ * Managers whose writes are one-off edits, not a configuration applied again: EKS, an imperative
+ * kubectl (`edit`, `patch`, `replace`, `set`, `create`), and this monitor's own restores.
+ */
+const ONE_OFF_MANAGER = /^(kubectl(-(edit|patch|replace|set|create))?|eks-auth-sentinel)$/i;
+
+/** The declarative tool (Terraform, Helm, Argo CD, Pulumi, kubectl apply…) that last wrote mapRoles, if any. */
 function iacOwnerOf(awsAuth: AwsAuthConfigMap): ManagedField | undefined {
   return awsAuth.managedFields
-    .filter((f) => f.dataKeys.includes('mapRoles') && !isEksManager(f.manager))
+    .filter(
+      (f) => f.dataKeys.includes('mapRoles') && !isEksManager(f.manager) && !ONE_OFF_MANAGER.test(f.manager),
+    )
     .sort((x, y) => (y.time ?? '').localeCompare(x.time ?? ''))[0];
 }
 
