@@ -82,6 +82,16 @@ export const CONFIG_VARIABLES = {
     default: '86400',
     doc: 'How long a CloudTrail eventID is remembered (EventBridge retries for up to 24 h).',
   },
+  SENTINEL_REMEDIATION: {
+    required: false,
+    default: 'off',
+    doc: 'Opt-in prevention: `off`, `dry-run` (alerts what it would do, writes nothing) or `on` (creates the node access entry a node group deletion would take away, restores removed aws-auth entries running compute depends on). `on` needs the deployment parameter `remediation=on` (its IAM statement) and, for aws-auth, infra/kubernetes/remediation-role.yaml.',
+  },
+  SENTINEL_REMEDIATION_MAX_ACTIONS_PER_HOUR: {
+    required: false,
+    default: '10',
+    doc: 'Remediation writes per cluster per hour at most (1–100); further actions are alerted as not done.',
+  },
 } as const satisfies Record<string, { required: boolean; default?: string; doc: string }>;
 
 export type ConfigVariable = keyof typeof CONFIG_VARIABLES;
@@ -107,7 +117,12 @@ export interface SentinelConfig {
   followUpMaxAttempts: number;
   captureConcurrency: number;
   idempotencyTtlSeconds: number;
+  remediation: RemediationMode;
+  remediationMaxActionsPerHour: number;
 }
+
+export type RemediationMode = 'off' | 'dry-run' | 'on';
+const REMEDIATION_MODES: readonly RemediationMode[] = ['off', 'dry-run', 'on'];
 
 const required = (what: string) =>
   z.string({ error: `required: ${what}` }).check(z.trim(), z.minLength(1, `required: ${what}`));
@@ -248,6 +263,18 @@ const schema = z.object({
   SENTINEL_FOLLOW_UP_MAX_ATTEMPTS: integer('SENTINEL_FOLLOW_UP_MAX_ATTEMPTS', 1, 100),
   SENTINEL_CAPTURE_CONCURRENCY: integer('SENTINEL_CAPTURE_CONCURRENCY', 1, 20),
   SENTINEL_IDEMPOTENCY_TTL_SECONDS: integer('SENTINEL_IDEMPOTENCY_TTL_SECONDS', 60, 7 * 86400),
+  SENTINEL_REMEDIATION: z.pipe(
+    optionalText(),
+    z.transform((v: string | undefined, ctx) => {
+      const text = v === undefined || v.trim() === '' ? 'off' : v.trim();
+      if (!(REMEDIATION_MODES as readonly string[]).includes(text)) {
+        z.addIssue(ctx, `expected one of ${REMEDIATION_MODES.join(', ')}, got ${JSON.stringify(v)}`);
+        return z.NEVER;
+      }
+      return text as RemediationMode;
+    }),
+  ),
+  SENTINEL_REMEDIATION_MAX_ACTIONS_PER_HOUR: integer('SENTINEL_REMEDIATION_MAX_ACTIONS_PER_HOUR', 1, 100),
 });
 
 /** Reads `SENTINEL_*` from `env`; throws one `ConfigError` listing every problem. */
@@ -313,5 +340,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): S
     followUpMaxAttempts: v.SENTINEL_FOLLOW_UP_MAX_ATTEMPTS,
     captureConcurrency: v.SENTINEL_CAPTURE_CONCURRENCY,
     idempotencyTtlSeconds: v.SENTINEL_IDEMPOTENCY_TTL_SECONDS,
+    remediation: v.SENTINEL_REMEDIATION,
+    remediationMaxActionsPerHour: v.SENTINEL_REMEDIATION_MAX_ACTIONS_PER_HOUR,
   };
 }
