@@ -176,7 +176,7 @@ export function actorLine(actor: Actor | undefined): string | undefined {
       ? `${shortLine(actor.sessionName, 120)} (assumed-role ${shortLine(actor.roleName ?? '?', 120)})`
       : actor.manager !== undefined
         ? `${shortLine(actor.manager, 120)}${when.length > 0 ? ` (${shortLine(when.join(' '), 120)})` : ''}`
-        : shortLine(actor.arn ?? actor.principalId ?? actor.type ?? 'unknown', 200);
+        : shortLine(actor.arn ?? actor.username ?? actor.principalId ?? actor.type ?? 'unknown', 200);
   const parts = [who];
   if (actor.sourceIp !== undefined) parts.push(`from ${shortLine(actor.sourceIp, 64)}`);
   if (actor.userAgent !== undefined) parts.push(`via ${shortLine(actor.userAgent, 120)}`);
