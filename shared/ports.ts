@@ -138,6 +138,42 @@ export interface AwsAuthReader {
   awsAuth(cluster: KubeClusterRef): Promise<Lookup<AwsAuthConfigMap>>;
 }
 
+/** One change of `kube-system/aws-auth` a watch saw (or, after `410 Gone`, a re-list found). */
+export interface AwsAuthWatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  /** The object's resourceVersion (a deletion's own); for a deletion a re-list found, the list's. */
+  resourceVersion: string;
+  /** The object as read (`found: false` for a deletion), or why it could not be taken as aws-auth. */
+  awsAuth: { ok: true; value: Lookup<AwsAuthConfigMap> } | { ok: false; error: unknown };
+  via: 'watch' | 'relist';
+}
+
+/** Why a watch was opened again: the server ended it, the token was due, `410 Gone`, an error. */
+export type AwsAuthWatchRestart = 'closed' | 'token-refresh' | 'gone' | 'error';
+
+export interface AwsAuthWatchOptions {
+  signal: AbortSignal;
+  /** Watch from here (aws-auth's resourceVersion as last read); without, from a fresh list. */
+  from?: string;
+  /** aws-auth existed at `from` (default true): a re-list that finds none reports a deletion. */
+  present?: boolean;
+  /** Each time the watch is opened again, with where it resumes from. */
+  onRestart?(restart: {
+    reason: AwsAuthWatchRestart;
+    resourceVersion: string | undefined;
+    error?: string;
+  }): void;
+}
+
+/**
+ * Follows `kube-system/aws-auth` until `signal` aborts: every write, in order, across server
+ * closes, token refreshes and `410 Gone` (re-list). Throws a `KubernetesApiError` when it cannot
+ * go on (401/403, or failures past its retries).
+ */
+export interface AwsAuthWatcher {
+  watch(cluster: KubeClusterRef, options: AwsAuthWatchOptions): AsyncIterable<AwsAuthWatchEvent>;
+}
+
 export interface KubeReader extends AwsAuthReader {
   nodes(cluster: KubeClusterRef): Promise<KubeNode[]>;
   /** `ec2nodeclasses.karpenter.k8s.aws/v1`; `found: false` when the CRD is not installed. */

@@ -9,7 +9,7 @@
  * `unavailable` and the worker's follow-up captures them (onEksEvent uses compute from the stored
  * snapshot; a bootstrap capture has no compute anyway without EC2).
  */
-import { Agent, request } from 'node:https';
+import { Agent, type RequestOptions, request } from 'node:https';
 import type { AwsAuthConfigMap } from '../core/model.ts';
 import {
   CollectionError,
@@ -28,10 +28,19 @@ import {
 } from './kubernetes-shapes.ts';
 import { retryWithBackoff } from './retry.ts';
 
-const NAMESPACE = 'kube-system';
-const NAME = 'aws-auth';
+export const AWS_AUTH_NAMESPACE = 'kube-system';
+export const AWS_AUTH_NAME = 'aws-auth';
+const NAMESPACE = AWS_AUTH_NAMESPACE;
+const NAME = AWS_AUTH_NAME;
 const LABEL = `get configmap ${NAMESPACE}/${NAME}`;
 const PATH = `/api/v1/namespaces/${NAMESPACE}/configmaps/${NAME}`;
+
+/** One request on aws-auth, as its errors name it: `get configmap kube-system/aws-auth`, verb `get`. */
+export interface AwsAuthRequest {
+  label: string;
+  verb: 'get' | 'list' | 'watch';
+}
+const GET: AwsAuthRequest = { label: LABEL, verb: 'get' };
 
 export interface AwsAuthReaderOptions {
   tokens: EksTokenProvider;
@@ -47,7 +56,7 @@ export interface AwsAuthReaderOptions {
 }
 
 /** A non-2xx answer of the API server. */
-class HttpStatus extends Error {
+export class HttpStatus extends Error {
   override readonly name = 'HttpStatus';
   constructor(
     readonly status: number,
@@ -57,13 +66,13 @@ class HttpStatus extends Error {
   }
 }
 
-const isAbort = (error: unknown): boolean =>
+export const isAbort = (error: unknown): boolean =>
   typeof error === 'object' &&
   error !== null &&
   ((error as { name?: unknown }).name === 'AbortError' ||
     (error as { name?: unknown }).name === 'TimeoutError');
 
-function isRetryable(error: unknown): boolean {
+export function isRetryable(error: unknown): boolean {
   if (error instanceof HttpStatus) return error.status === 429 || error.status >= 500;
   if (error instanceof CollectionError) return false;
   if (isAbort(error)) return true;
@@ -71,22 +80,26 @@ function isRetryable(error: unknown): boolean {
   return code !== undefined && RETRYABLE_NETWORK_CODES.has(code);
 }
 
-function retryAfterMs(error: unknown): number | undefined {
+export function retryAfterMs(error: unknown): number | undefined {
   if (!(error instanceof HttpStatus) || error.retryAfter === undefined) return undefined;
   const seconds = Number(error.retryAfter);
   return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, 10) * 1000 : undefined;
 }
 
-/** The messages and codes of kubernetes.ts `toKubernetesApiError`, for this request. */
-function toError(error: unknown, cluster: string): KubernetesApiError {
+/** The messages and codes of kubernetes.ts `toKubernetesApiError`, for a request on aws-auth. */
+export function toAwsAuthError(
+  error: unknown,
+  cluster: string,
+  request: AwsAuthRequest = GET,
+): KubernetesApiError {
   if (error instanceof KubernetesApiError) return error;
-  const where = `${LABEL} on cluster ${cluster}`;
+  const where = `${request.label} on cluster ${cluster}`;
   const base = {
     service: 'kubernetes' as const,
-    operation: LABEL,
+    operation: request.label,
     cluster,
     cause: error,
-    verb: 'get',
+    verb: request.verb,
     resource: 'configmaps',
   };
   if (error instanceof HttpStatus) {
@@ -100,7 +113,7 @@ function toError(error: unknown, cluster: string): KubernetesApiError {
         : status === 403
           ? [
               'forbidden',
-              `${where}: forbidden (403) — the monitor's Kubernetes identity needs RBAC 'get' on 'configmaps' (resourceName ${NAME}) in namespace ${NAMESPACE}`,
+              `${where}: forbidden (403) — the monitor's Kubernetes identity needs RBAC '${request.verb}' on 'configmaps' (resourceName ${NAME}) in namespace ${NAMESPACE}`,
             ]
           : status === 404
             ? ['not-found', `${where}: not found (404)`]
@@ -132,6 +145,45 @@ function toError(error: unknown, cluster: string): KubernetesApiError {
   });
 }
 
+/**
+ * A GET of `path` (with its query) on the cluster's API server: TLS verified against the cluster
+ * CA from DescribeCluster (never skipped), the EKS bearer token.
+ */
+export function kubeGetOptions(
+  cluster: KubeClusterRef,
+  path: string,
+  token: string,
+  agent: Agent,
+): RequestOptions {
+  const url = new URL(path, cluster.endpoint);
+  return {
+    protocol: 'https:',
+    hostname: url.hostname,
+    port: url.port,
+    path: `${url.pathname}${url.search}`,
+    method: 'GET',
+    agent,
+    ca: Buffer.from(cluster.certificateAuthorityData, 'base64').toString('utf8'),
+    rejectUnauthorized: true,
+    headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+  };
+}
+
+/** The reference gives no endpoint or CA (a cluster being created): nothing can be read. */
+export function noEndpointError(cluster: KubeClusterRef, request: AwsAuthRequest = GET): KubernetesApiError {
+  return new KubernetesApiError(
+    `${request.label} on cluster ${cluster.clusterName}: DescribeCluster gave no endpoint or CA`,
+    {
+      code: 'unavailable',
+      service: 'kubernetes',
+      operation: request.label,
+      cluster: cluster.clusterName,
+      verb: request.verb,
+      resource: 'configmaps',
+    },
+  );
+}
+
 export function createAwsAuthReader(options: AwsAuthReaderOptions): AwsAuthReader {
   const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
   // Keep-alive: a warm invocation reuses the TLS connection (the pool is keyed by host and CA).
@@ -139,21 +191,9 @@ export function createAwsAuthReader(options: AwsAuthReaderOptions): AwsAuthReade
 
   async function get(cluster: KubeClusterRef): Promise<unknown> {
     const token = await options.tokens.token(cluster.clusterName, cluster.region);
-    const url = new URL(PATH, cluster.endpoint);
     return new Promise((resolve, reject) => {
       const req = request(
-        {
-          protocol: 'https:',
-          hostname: url.hostname,
-          port: url.port,
-          path: url.pathname,
-          method: 'GET',
-          agent,
-          ca: Buffer.from(cluster.certificateAuthorityData, 'base64').toString('utf8'),
-          rejectUnauthorized: true,
-          headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-          signal: AbortSignal.timeout(requestTimeoutMs),
-        },
+        { ...kubeGetOptions(cluster, PATH, token, agent), signal: AbortSignal.timeout(requestTimeoutMs) },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
@@ -180,19 +220,7 @@ export function createAwsAuthReader(options: AwsAuthReaderOptions): AwsAuthReade
 
   return {
     async awsAuth(cluster): Promise<Lookup<AwsAuthConfigMap>> {
-      if (cluster.certificateAuthorityData === '' || cluster.endpoint === '') {
-        throw new KubernetesApiError(
-          `${LABEL} on cluster ${cluster.clusterName}: DescribeCluster gave no endpoint or CA`,
-          {
-            code: 'unavailable',
-            service: 'kubernetes',
-            operation: LABEL,
-            cluster: cluster.clusterName,
-            verb: 'get',
-            resource: 'configmaps',
-          },
-        );
-      }
+      if (cluster.certificateAuthorityData === '' || cluster.endpoint === '') throw noEndpointError(cluster);
       try {
         const configMap = await retryWithBackoff(() => get(cluster), {
           maxAttempts: options.maxAttempts ?? 4,
@@ -205,7 +233,7 @@ export function createAwsAuthReader(options: AwsAuthReaderOptions): AwsAuthReade
         });
         return { found: true, value: toAwsAuth(configMap as Parameters<typeof toAwsAuth>[0]) };
       } catch (error) {
-        const e = toError(error, cluster.clusterName);
+        const e = toAwsAuthError(error, cluster.clusterName);
         if (e.httpStatus === 404) return { found: false, reason: `no ConfigMap ${NAMESPACE}/${NAME} (404)` };
         throw e;
       }

@@ -79,11 +79,6 @@ export interface VolatileReads {
 }
 
 /**
- * The event path's "before": the stored snapshot with the cluster's status and mode, aws-auth and
- * access entries read fresh. A fresh read that failed keeps the stored version (a prediction, not
- * a verdict) and is named in `staleSources`.
- */
-/**
  * The stored source when the fresh read holds the same, so that the state evaluated from it is
  * seen as the stored one (core `predictEvent` then evaluates it once).
  */
@@ -91,26 +86,45 @@ function unlessSame<T>(stored: T, fresh: T): T {
   return JSON.stringify(stored) === JSON.stringify(fresh) ? stored : fresh;
 }
 
+/**
+ * aws-auth as just read, for a snapshot that stored `stored`: the stored source when the read
+ * failed (`stale`: a prediction, not a verdict) or found the same.
+ */
+export function freshAwsAuth(
+  stored: ClusterSnapshot,
+  read: ReadResult<Lookup<AwsAuthConfigMap>>,
+): { awsAuth: ClusterSnapshot['awsAuth']; stale: boolean } {
+  const awsAuth = sourceOfLookup(read);
+  return awsAuth.status === 'error'
+    ? { awsAuth: stored.awsAuth, stale: true }
+    : { awsAuth: unlessSame(stored.awsAuth, awsAuth), stale: false };
+}
+
+/**
+ * The event path's "before": the stored snapshot with the cluster's status and mode, aws-auth and
+ * access entries read fresh. A fresh read that failed keeps the stored version (a prediction, not
+ * a verdict) and is named in `staleSources`.
+ */
 export function refreshVolatile(
   stored: ClusterSnapshot,
   reads: VolatileReads,
   capturedAt: string,
 ): { snapshot: ClusterSnapshot; staleSources: string[] } {
   const { cluster } = reads;
-  const awsAuth = sourceOfLookup(reads.awsAuth);
+  const awsAuth = freshAwsAuth(stored, reads.awsAuth);
   const accessEntries = sourceOfLookup<AccessEntry[]>(
     cluster.authenticationMode === 'CONFIG_MAP'
       ? { ok: true, value: NO_ACCESS_ENTRIES }
       : reads.accessEntries,
   );
   const staleSources: string[] = [];
-  if (awsAuth.status === 'error') staleSources.push('awsAuth');
+  if (awsAuth.stale) staleSources.push('awsAuth');
   if (accessEntries.status === 'error') staleSources.push('accessEntries');
   const snapshot: ClusterSnapshot = {
     ...stored,
     capturedAt,
     cluster: { ...stored.cluster, status: cluster.status, authenticationMode: cluster.authenticationMode },
-    awsAuth: awsAuth.status === 'error' ? stored.awsAuth : unlessSame(stored.awsAuth, awsAuth),
+    awsAuth: awsAuth.awsAuth,
     accessEntries:
       accessEntries.status === 'error'
         ? stored.accessEntries

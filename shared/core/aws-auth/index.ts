@@ -29,6 +29,12 @@
 
 export { encodeAwsAuth, encodeMapRoles, formatRoleMappingYaml } from './encode.ts';
 export { type ConfigMapManifestResult, configMapDataFromManifest } from './manifest.ts';
+export {
+  type AwsAuthEntry,
+  type AwsAuthEntryChange,
+  type AwsAuthMappingChanges,
+  awsAuthMappingChanges,
+} from './mapping-changes.ts';
 export { parseAwsAuthShared, withAwsAuthMemo } from './memo.ts';
 export { awsAuthFastPathAccepts, parseAwsAuth, parseAwsAuthSlow } from './parse.ts';
 export {

@@ -1,6 +1,6 @@
 import { principalKey } from '../access/principal.ts';
 import type { AwsAuthKey, ParsedAwsAuth, RoleMapping, UserMapping } from '../aws-auth/index.ts';
-import type { Actor, ManagedField } from '../model.ts';
+import type { Actor, AwsAuthConfigMap, ManagedField } from '../model.ts';
 import type { FindingDraft, Rule } from './types.ts';
 
 interface Mapping {
@@ -49,6 +49,18 @@ export function lastWriterOf(fields: readonly ManagedField[], dataKey: string): 
     .filter((f) => f.dataKeys.includes(dataKey))
     .sort((a, b) => (a.time ?? '').localeCompare(b.time ?? ''))
     .pop();
+}
+
+/**
+ * The ConfigMap's last writer of any data key, as an actor (`managedFields`): who made the write
+ * a watch or a poll saw, when Kubernetes recorded it. Undefined when no manager owns a data key.
+ */
+export function awsAuthWriterActor(configMap: AwsAuthConfigMap): Actor | undefined {
+  const writer = [...configMap.managedFields]
+    .filter((f) => f.dataKeys.length > 0)
+    .sort((a, b) => (a.time ?? '').localeCompare(b.time ?? ''))
+    .pop();
+  return writerActor(writer).actor;
 }
 
 /** A managedFields writer as the finding's actor: manager, operation and time. */

@@ -1,6 +1,7 @@
 /**
  * The entry of `shared/core/rules/`: what code outside `shared/core` imports from this folder.
  */
+export { awsAuthWriterActor } from './aws-auth-entry-removed.ts';
 export {
   blindsTheMonitor,
   clusterUnreadableFinding,
