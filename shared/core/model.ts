@@ -483,5 +483,16 @@ export function compareFindings(a: Finding, b: Finding): number {
 
 /** The findings of a change, each naming who made it (unchanged when no one is known). */
 export function withActor(findings: readonly Finding[], actor: Actor | undefined): Finding[] {
-  return actor === undefined ? [...findings] : findings.map((f) => ({ ...f, actor: f.actor ?? actor }));
+  if (actor === undefined) return [...findings];
+  return findings.map((f) => ({ ...f, actor: merged(f.actor, actor) }));
+}
+
+/**
+ * The audit log names the IAM principal behind the field manager a rule found in managedFields:
+ * both are kept (the audit's fields win). Any other actor a rule named stays as it is.
+ */
+function merged(own: Actor | undefined, given: Actor): Actor {
+  if (own === undefined) return given;
+  if (given.source === 'audit' && own.source === 'managedFields') return { ...own, ...given };
+  return own;
 }
