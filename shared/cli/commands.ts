@@ -4,6 +4,7 @@
  * command is parse (args.ts) → its use case (shared/app/commands/) → the renderer
  * (core/render) → the exit code; the use cases read files and clusters through the ports built here.
  */
+import { decodeSubscriptionEvent } from '../adapters/logs-subscription-payload.ts';
 import type { CommandPorts, CommandProgress } from '../app/commands/command-inputs.ts';
 import {
   type CommandResult,
@@ -58,6 +59,7 @@ function progressOf(io: CliIo): CommandProgress & { since(): string } {
 function portsOf(io: CliIo, progress: CommandProgress): CommandPorts {
   return {
     files: commandFiles(io),
+    decodeLogsSubscription: decodeSubscriptionEvent,
     ...(io.live === undefined ? {} : { live: io.live }),
     progress,
   };

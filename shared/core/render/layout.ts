@@ -32,6 +32,8 @@ export interface RenderOptions {
   effects?: ReadonlyArray<SimulationEffect>;
   /** One line per finding instead of the full block (text and Markdown). */
   compact?: boolean;
+  /** Who made the change a what-if replays (its CloudTrail record or audit event); JSON only. */
+  actor?: Actor;
 }
 
 export const DEFAULT_MAX_CHARS = 200_000;
