@@ -15,6 +15,7 @@ import { awsAuthNodeRoleMissingGroups } from './aws-auth-node-role-missing-group
 import { awsAuthParseFailure } from './aws-auth-parse-failure.ts';
 import { awsAuthRoleArnHasPath } from './aws-auth-role-arn-has-path.ts';
 import { awsAuthShadowedDuplicate } from './aws-auth-shadowed-duplicate.ts';
+import { awsAuthWriteAttributed } from './aws-auth-write-attributed.ts';
 import { clusterAdminGranted } from './cluster-admin-granted.ts';
 import { clusterApiModeIgnoresAwsAuth } from './cluster-api-mode-ignores-aws-auth.ts';
 import { clusterAuthModeDropsPrincipals } from './cluster-auth-mode-drops-principals.ts';
@@ -52,6 +53,7 @@ export const MONITOR_RULES: readonly Rule[] = [
   accessEntryStalePrincipal,
   fargateEntryNotInIac,
   awsAuthEntryRemoved,
+  awsAuthWriteAttributed,
   awsAuthRoleArnHasPath,
   awsAuthNodeRoleMissingGroups,
   awsAuthGroupLooksMalformed,
