@@ -307,3 +307,52 @@ export type Deliver = (
   findings: readonly Finding[],
   scope: EvaluationScope,
 ) => Promise<DeliverySummary>;
+
+// ---------------------------------------------------------------------------------------------
+// Opt-in prevention (shared/app/remediate.ts): the only writes the monitor ever makes to a cluster.
+
+/** What a write did. `forbidden` names the missing IAM permission or RBAC grant. */
+export type WriteOutcome =
+  | { status: 'done' }
+  | { status: 'already-present'; detail: string }
+  | { status: 'conflict'; detail: string }
+  | { status: 'forbidden'; detail: string };
+
+/** EKS CreateAccessEntry (and AssociateAccessPolicy for an Auto Mode node role's entry). */
+export interface AccessEntryWriter {
+  createAccessEntry(
+    cluster: ClusterId,
+    entry: { principalArn: string; type: string; accessPolicies: readonly string[] },
+  ): Promise<WriteOutcome>;
+}
+
+/**
+ * `kube-system/aws-auth`'s mapRoles replaced by a merge patch carrying `resourceVersion` as its
+ * precondition: a newer edit makes it a `conflict` (409), never an overwrite.
+ */
+export interface AwsAuthWriter {
+  patchMapRoles(
+    cluster: KubeClusterRef,
+    change: { resourceVersion: string; mapRoles: string },
+  ): Promise<WriteOutcome>;
+}
+
+/** A remediation action's record in the state table. */
+export interface LedgerEntry {
+  action: string;
+  principalArn: string;
+  result: string;
+  detail: string;
+  dryRun: boolean;
+  at: string;
+  trigger: string;
+}
+
+/** Idempotency of actions on their triggering event, the hourly cap per cluster, and the record of each. */
+export interface RemediationLedger {
+  /** Claims the action `key` (trigger + action + role) once: false when a run already took it. */
+  claim(key: string): Promise<boolean>;
+  /** One of `limit` action slots of the cluster for the hour starting at `hour` (ISO): false when spent. */
+  takeSlot(cluster: ClusterId, hour: string, limit: number): Promise<boolean>;
+  record(key: string, entry: LedgerEntry): Promise<void>;
+}

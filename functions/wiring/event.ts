@@ -1,7 +1,8 @@
 /**
  * The event path's readers: EKS and Kubernetes (aws-auth) only. This module must never import the
  * EC2 or IAM adapters, `live.ts` or `kubernetes.ts`: the onEksEvent bundle stays without their
- * clients (EC2, IAM, @kubernetes/client-node).
+ * clients (EC2, IAM, @kubernetes/client-node). With remediation `dry-run` or `on`, its writers
+ * (prevention.ts) come with it.
  */
 import { type AwsClientOptions, perRegion } from '../../shared/adapters/aws-clients.ts';
 import { createEksClient, createEksReader } from '../../shared/adapters/eks.ts';
@@ -11,6 +12,7 @@ import type { SentinelConfig } from '../../shared/app/config.ts';
 import type { HandleEksEventDeps } from '../../shared/app/handle-eks-event.ts';
 import type { KubeClusterRef } from '../../shared/ports.ts';
 import { clientOptions, type Env } from './env.ts';
+import { GUARD_INTERVAL_MS, GUARD_MAX_MS, remediationDeps } from './prevention.ts';
 import { createStateWiring } from './state.ts';
 
 export type EventReaders = Pick<HandleEksEventDeps, 'eks' | 'kube' | 'withDeadline'>;
@@ -39,8 +41,14 @@ export function createEventReaders(options: AwsClientOptions): EventReaders {
 
 export function createEventWiring(config: SentinelConfig, env: Env): HandleEksEventDeps {
   const state = createStateWiring(config, env);
+  const readers = createEventReaders(clientOptions());
+  const prevention = remediationDeps(config, env, state, readers.kube);
+  const remediation =
+    prevention === undefined
+      ? undefined
+      : { ...prevention, guardIntervalMs: GUARD_INTERVAL_MS, guardMaxMs: GUARD_MAX_MS };
   return {
-    ...createEventReaders(clientOptions()),
+    ...readers,
     snapshots: state.snapshots,
     idempotency: state.idempotency,
     deliver: state.deliver,
@@ -51,5 +59,6 @@ export function createEventWiring(config: SentinelConfig, env: Env): HandleEksEv
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
     regions: config.regions,
     kubeRefs: new Map<string, KubeClusterRef>(),
+    ...(remediation === undefined ? {} : { remediation }),
   };
 }

@@ -94,6 +94,16 @@ class SentinelPreflight {
           'slackBotTokenParameter: set either it or slackWebhookParameter, not both: drop --param=slackWebhookParameter=…',
         );
       }
+      const remediation = String(env.SENTINEL_REMEDIATION ?? 'off');
+      if (!['off', 'dry-run', 'on'].includes(remediation)) {
+        problems.push(`remediation: "${remediation}" is not off, dry-run or on: --param=remediation=dry-run`);
+      }
+      const cap = Number(env.SENTINEL_REMEDIATION_MAX_ACTIONS_PER_HOUR ?? '10');
+      if (!Number.isInteger(cap) || cap < 1 || cap > 100) {
+        problems.push(
+          'remediationMaxActionsPerHour: an integer from 1 to 100: --param=remediationMaxActionsPerHour=10',
+        );
+      }
       if (bot !== 'disabled' && !/^[CGD][A-Z0-9]{6,20}$/.test(String(env.SENTINEL_SLACK_CHANNEL ?? ''))) {
         problems.push(
           'slackChannel: a channel ID is needed with slackBotTokenParameter: --param=slackChannel=C0123456789',

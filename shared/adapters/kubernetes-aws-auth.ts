@@ -17,7 +17,7 @@ import {
   KubernetesApiError,
   TlsVerificationError,
 } from '../errors.ts';
-import type { AwsAuthReader, KubeClusterRef, Lookup } from '../ports.ts';
+import type { AwsAuthReader, AwsAuthWriter, KubeClusterRef, Lookup, WriteOutcome } from '../ports.ts';
 import { type Deadline, deadlinePassed, deadlineSignal } from './aws-clients.ts';
 import type { EksTokenProvider } from './kube-token.ts';
 import {
@@ -39,7 +39,7 @@ const PATH = `/api/v1/namespaces/${NAMESPACE}/configmaps/${NAME}`;
 /** One request on aws-auth, as its errors name it: `get configmap kube-system/aws-auth`, verb `get`. */
 export interface AwsAuthRequest {
   label: string;
-  verb: 'get' | 'list' | 'watch';
+  verb: 'get' | 'list' | 'watch' | 'patch';
 }
 const GET: AwsAuthRequest = { label: LABEL, verb: 'get' };
 
@@ -277,4 +277,96 @@ export function createAwsAuthReader(options: AwsAuthReaderOptions): DeadlineAwsA
   }
 
   return bound(options.deadline);
+}
+
+/** The field manager of the monitor's aws-auth writes (managedFields shows who restored an entry). */
+export const FIELD_MANAGER = 'eks-auth-sentinel';
+const PATCH: AwsAuthRequest = { label: `patch configmap ${NAMESPACE}/${NAME}`, verb: 'patch' };
+
+/**
+ * aws-auth's mapRoles by a merge patch (`application/merge-patch+json`) that carries the
+ * resourceVersion the change was planned on: the API server treats it as a precondition (409 when
+ * the object changed since), and a merge patch touches no field it does not name — labels,
+ * annotations and the other data keys stay whatever they are now. Retried like the read on 429,
+ * 5xx and resets: a retry after an unseen success meets its own newer resourceVersion and answers
+ * `conflict`, which the caller resolves by reading again.
+ */
+export function createAwsAuthWriter(options: AwsAuthReaderOptions): AwsAuthWriter {
+  const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
+  const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+
+  async function patch(cluster: KubeClusterRef, json: unknown): Promise<void> {
+    const token = await options.tokens.token(cluster.clusterName, cluster.region);
+    const payload = Buffer.from(JSON.stringify(json), 'utf8');
+    const base = kubeGetOptions(cluster, `${PATH}?fieldManager=${FIELD_MANAGER}`, token, agent);
+    return new Promise((resolve, reject) => {
+      const req = request(
+        {
+          ...base,
+          method: 'PATCH',
+          headers: {
+            ...base.headers,
+            'content-type': 'application/merge-patch+json',
+            'content-length': String(payload.length),
+          },
+          signal: AbortSignal.timeout(requestTimeoutMs),
+        },
+        (res) => {
+          res.resume();
+          res.on('error', reject);
+          res.on('end', () => {
+            const status = res.statusCode ?? 0;
+            if (status < 200 || status > 299) {
+              const retryAfter = res.headers['retry-after'];
+              reject(new HttpStatus(status, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter));
+              return;
+            }
+            resolve();
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  return {
+    async patchMapRoles(cluster, change): Promise<WriteOutcome> {
+      if (cluster.certificateAuthorityData === '' || cluster.endpoint === '')
+        throw noEndpointError(cluster, PATCH);
+      try {
+        await retryWithBackoff(
+          () =>
+            patch(cluster, {
+              metadata: { resourceVersion: change.resourceVersion },
+              data: { mapRoles: change.mapRoles },
+            }),
+          {
+            maxAttempts: options.maxAttempts ?? 4,
+            budgetMs: options.budgetMs ?? 30_000,
+            baseDelayMs: options.baseDelayMs ?? 200,
+            maxDelayMs: 5_000,
+            isRetryable,
+            retryAfterMs,
+            ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+          },
+        );
+        return { status: 'done' };
+      } catch (error) {
+        if (error instanceof HttpStatus && error.status === 409)
+          return {
+            status: 'conflict',
+            detail: `aws-auth changed after resourceVersion ${change.resourceVersion} (409 Conflict): nothing was written`,
+          };
+        if (error instanceof HttpStatus && error.status === 403)
+          return {
+            status: 'forbidden',
+            detail: `patch of configmaps/aws-auth in kube-system was denied (403): the monitor's Kubernetes identity needs RBAC 'patch' on 'configmaps' (resourceNames: aws-auth) in namespace kube-system — apply infra/kubernetes/remediation-role.yaml and give the monitor's access entry the group eks-auth-sentinel:remediators`,
+          };
+        if (error instanceof HttpStatus && error.status === 404)
+          return { status: 'conflict', detail: 'aws-auth no longer exists (404): nothing was written' };
+        throw toAwsAuthError(error, cluster.clusterName, PATCH);
+      }
+    },
+  };
 }

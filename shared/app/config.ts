@@ -97,6 +97,16 @@ export const CONFIG_VARIABLES = {
     default: '330',
     doc: 'awsAuthWatch (continuous mode): how long one invocation holds the watches, seconds (60–870).',
   },
+  SENTINEL_REMEDIATION: {
+    required: false,
+    default: 'off',
+    doc: 'Opt-in prevention: `off`, `dry-run` (alerts what it would do, writes nothing) or `on` (creates the node access entry a node group deletion would take away, restores removed aws-auth entries running compute depends on). `on` needs the deployment parameter `remediation=on` (its IAM statement) and, for aws-auth, infra/kubernetes/remediation-role.yaml.',
+  },
+  SENTINEL_REMEDIATION_MAX_ACTIONS_PER_HOUR: {
+    required: false,
+    default: '10',
+    doc: 'Remediation writes per cluster per hour at most (1–100); further actions are alerted as not done.',
+  },
 } as const satisfies Record<string, { required: boolean; default?: string; doc: string }>;
 
 export type ConfigVariable = keyof typeof CONFIG_VARIABLES;
@@ -126,7 +136,12 @@ export interface SentinelConfig {
   awsAuthRecheck?: { queueUrl: string; delaySeconds: number };
   /** awsAuthWatch: the window of one invocation, seconds. */
   awsAuthWatchSeconds: number;
+  remediation: RemediationMode;
+  remediationMaxActionsPerHour: number;
 }
+
+export type RemediationMode = 'off' | 'dry-run' | 'on';
+const REMEDIATION_MODES: readonly RemediationMode[] = ['off', 'dry-run', 'on'];
 
 const required = (what: string) =>
   z.string({ error: `required: ${what}` }).check(z.trim(), z.minLength(1, `required: ${what}`));
@@ -280,6 +295,18 @@ const schema = z.object({
   ),
   SENTINEL_AWS_AUTH_RECHECK_SECONDS: integer('SENTINEL_AWS_AUTH_RECHECK_SECONDS', 1, 59),
   SENTINEL_AWS_AUTH_WATCH_SECONDS: integer('SENTINEL_AWS_AUTH_WATCH_SECONDS', 60, 870),
+  SENTINEL_REMEDIATION: z.pipe(
+    optionalText(),
+    z.transform((v: string | undefined, ctx) => {
+      const text = v === undefined || v.trim() === '' ? 'off' : v.trim();
+      if (!(REMEDIATION_MODES as readonly string[]).includes(text)) {
+        z.addIssue(ctx, `expected one of ${REMEDIATION_MODES.join(', ')}, got ${JSON.stringify(v)}`);
+        return z.NEVER;
+      }
+      return text as RemediationMode;
+    }),
+  ),
+  SENTINEL_REMEDIATION_MAX_ACTIONS_PER_HOUR: integer('SENTINEL_REMEDIATION_MAX_ACTIONS_PER_HOUR', 1, 100),
 });
 
 /** Reads `SENTINEL_*` from `env`; throws one `ConfigError` listing every problem. */
@@ -354,5 +381,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): S
           },
         }),
     awsAuthWatchSeconds: v.SENTINEL_AWS_AUTH_WATCH_SECONDS,
+    remediation: v.SENTINEL_REMEDIATION,
+    remediationMaxActionsPerHour: v.SENTINEL_REMEDIATION_MAX_ACTIONS_PER_HOUR,
   };
 }

@@ -41,6 +41,7 @@ import {
   withActor,
 } from '../core/model.ts';
 import { dedupeFindings, predictEvent } from '../core/predict/index.ts';
+import { planNodegroupDeletion } from '../core/remediation/index.ts';
 import { SOURCE_UNAVAILABLE } from '../core/rules/index.ts';
 import { CollectionError, safeErrorMessage } from '../errors.ts';
 import type {
@@ -60,6 +61,7 @@ import { captureSnapshot } from './capture-snapshot.ts';
 import { EventInProgressError, EventProcessingError } from './errors.ts';
 import { type FannedOutCluster, handleAccountChange } from './handle-account-event.ts';
 import { awaitRead, kubeClusterRef, refreshVolatile } from './read-sources.ts';
+import { guardAwsAuth, type RemediateDeps, type RemediationReport, remediate } from './remediate.ts';
 import { IN_PROGRESS_MARGIN_MS } from './run-snapshot.ts';
 
 export interface HandleEksEventDeps {
@@ -86,6 +88,23 @@ export interface HandleEksEventDeps {
    * Without it a late read is given up all the same, but keeps its connection until its own timeout.
    */
   withDeadline?(signal: AbortSignal): Pick<HandleEksEventDeps, 'eks' | 'kube'>;
+  /** Opt-in prevention (`remediation` `dry-run` or `on`); absent when `off`. */
+  remediation?: RemediateDeps & {
+    /** How often aws-auth is read while a CONFIG_MAP node group deletion is guarded, ms. */
+    guardIntervalMs: number;
+    /** The longest such a guard lasts within one invocation, ms. */
+    guardMaxMs: number;
+  };
+}
+
+/** What prevention did for an event (for the log line). */
+export interface EventRemediationSummary {
+  mode: 'dry-run' | 'on';
+  results: string[];
+  duplicates: number;
+  skipped: string[];
+  /** Guarded roles EKS had not removed yet when the guard ended (the follow-ups go on). */
+  unguarded?: string[];
 }
 
 export type HandleEksEventResult =
@@ -105,6 +124,7 @@ export type HandleEksEventResult =
       /** Fresh reads that failed: the stored version was used instead. */
       staleSources: string[];
       followUpQueued: boolean;
+      remediation?: EventRemediationSummary;
     }
   | {
       /** An IAM call: simulated on every stored cluster snapshot; those with findings alerted. */
@@ -375,10 +395,59 @@ async function predictAndAlert(
       reason: 'follow-up',
       followUp: { eventId, eventName, change, fingerprints: findings.map((f) => f.fingerprint), attempt: 1 },
     };
+    // Prevention acts as soon as the record is here, before EKS's aws-auth edit: the access entry
+    // is written while the finding is delivered, its own alert follows in the finding's thread.
+    // Its re-reads of aws-auth are the event path's reader, bound to the invocation's deadline.
+    const prevention =
+      deps.remediation === undefined ? undefined : { ...deps.remediation, awsAuth: deps.kube };
+    const plan =
+      prevention !== undefined && change.kind === 'delete-nodegroup'
+        ? planNodegroupDeletion(before, change)
+        : undefined;
+    const target = {
+      cluster: key,
+      ref,
+      before,
+      trigger,
+      triggerId: eventId,
+      ...(change.kind === 'delete-nodegroup' ? { excludingNodegroup: change.nodegroupName } : {}),
+    };
+    const delivered = deps.deliver(key, findings, { kind: 'change' });
+    const acted =
+      prevention !== undefined && plan !== undefined && plan.actions.length > 0
+        ? // settled at once: a failure is rethrown below, never left unhandled while delivery runs
+          awaitRead(remediate(prevention, target, plan, undefined, delivered))
+        : undefined;
     const [delivery] = await Promise.all([
-      deps.deliver(key, findings, { kind: 'change' }),
+      delivered,
       deps.queue.enqueue([followUp], deps.followUpDelaySeconds),
     ]);
+    let remediation: EventRemediationSummary | undefined;
+    if (prevention !== undefined && plan !== undefined) {
+      const reports: RemediationReport[] = [];
+      if (acted !== undefined) {
+        const done = await acted;
+        if (!done.ok) throw done.error;
+        reports.push(done.value);
+      }
+      let unguarded: string[] | undefined;
+      if (plan.guards.length > 0) {
+        // CONFIG_MAP: a re-add only lasts after EKS's own edit, so aws-auth is watched for it.
+        const guarded = await guardAwsAuth(prevention, target, plan.guards, {
+          until: Math.min(readsUntil.at, deps.clock.now().getTime() + prevention.guardMaxMs),
+          intervalMs: prevention.guardIntervalMs,
+        });
+        reports.push(guarded);
+        unguarded = guarded.unguarded;
+      }
+      remediation = {
+        mode: prevention.mode,
+        results: reports.flatMap((r) => r.outcomes.map((o) => `${o.action.kind} ${o.result}`)),
+        duplicates: reports.reduce((n, r) => n + r.duplicates, 0),
+        skipped: plan.skipped.map((s) => s.reason),
+        ...(unguarded === undefined || unguarded.length === 0 ? {} : { unguarded }),
+      };
+    }
     await deps.idempotency.complete(idempotencyKey, deps.idempotencyTtlSeconds);
     return {
       outcome: 'alerted',
@@ -392,6 +461,7 @@ async function predictAndAlert(
       basis,
       staleSources,
       followUpQueued: true,
+      ...(remediation === undefined ? {} : { remediation }),
     };
   } catch (error) {
     await deps.idempotency.release(idempotencyKey).catch(() => undefined);

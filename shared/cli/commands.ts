@@ -192,6 +192,9 @@ async function runWatch(args: WatchArgs, io: CliIo): Promise<number> {
     clock: { now: () => new Date() },
     wait: (ms, signal) => wait(ms, undefined, { signal }).catch(() => undefined),
   };
+  if (args.remediate !== 'off' && io.live?.watchRemediation !== undefined) {
+    ports.remediate = await io.live.watchRemediation();
+  }
   const outcome = await watchCommand(ports, {
     clusterName: args.clusterName,
     region: args.region,

@@ -176,8 +176,9 @@ ${optionLines(['duration', 'interval', 'remediate'])}
 --format json prints NDJSON, one object per line: {"type":"ready","findings":[…]}, then
 {"type":"change"|"prediction","source":"aws-auth"|"access-entries"|"nodegroups"|"fargate-profiles"|
 "auth-mode","actor":{…},"findings":[{"notice","ruleId","severity","subject","title",…}],"actions":[]},
-and {"type":"end"} last. --remediate dry-run|on is accepted; where this build has no remediation
-it says so once ("note") and acts on nothing.
+and {"type":"end"} last. --remediate on creates the node access entry a DELETING node group would
+take away (API modes) and restores aws-auth entries running compute needs, with your credentials;
+dry-run says what it would do ("actions" with "result":"would-do") and writes nothing.
 Exits 0 at --duration or on SIGINT/SIGTERM; 2 when the cluster (or its aws-auth) cannot be read
 at the start, or when the aws-auth watch could not go on (the "unreadable" line says why).
 `,

@@ -80,6 +80,29 @@ export function createNodeIo(moduleUrl: string): CliIo {
         ]);
         return createAwsAuthWatcher({ tokens: createEksTokenProvider() });
       },
+      async watchRemediation() {
+        const [aws, eks, writer, token, k8s, remediate] = await Promise.all([
+          import('../adapters/aws-clients.ts'),
+          import('../adapters/eks.ts'),
+          import('../adapters/eks-access-entry-writer.ts'),
+          import('../adapters/kube-token.ts'),
+          import('../adapters/kubernetes-aws-auth.ts'),
+          import('../app/remediate.ts'),
+        ]);
+        const tokens = token.createEksTokenProvider();
+        const writers = aws.perRegion((region) =>
+          writer.createEksAccessEntryWriter(eks.createEksClient(region)),
+        );
+        return remediate.createWatchRemediation({
+          accessEntries: {
+            createAccessEntry: (cluster, entry) => writers(cluster.region).createAccessEntry(cluster, entry),
+          },
+          awsAuthWriter: k8s.createAwsAuthWriter({ tokens }),
+          awsAuth: k8s.createAwsAuthReader({ tokens }),
+          clock: { now: () => new Date() },
+          maxActionsPerHour: 10,
+        });
+      },
     },
   };
 }

@@ -100,6 +100,14 @@ const WRITE_ACTIONS = new Set([
   'kms:GenerateDataKey',
 ]);
 
+/** The actions only `remediation=on` adds, to onEksEvent's role alone. */
+const REMEDIATION_ONLY = new Set([
+  'OnEksEventRole: dynamodb:UpdateItem',
+  'OnEksEventRole: eks:CreateAccessEntry',
+  'OnEksEventRole: eks:AssociateAccessPolicy',
+  'OnEksEventRole: iam:PassRole',
+]);
+
 type Template = { Resources: Record<string, Resource>; Conditions?: Json; Outputs?: Json };
 let template: Template;
 /** `serverless package` without any `--param`. */
@@ -107,6 +115,8 @@ let defaults: Template;
 /** With `--param=subnetIds=…` and `--param=securityGroupIds=…`. */
 let inVpc: Template;
 let withBot: Template;
+/** With `--param=remediation=on`. */
+let remediationOn: Template;
 let bundleMeta: Record<string, { bytes: number; packages: string[] }>;
 let work: string;
 /** The test's copy of the service (serverless.yml, what it reads, and its own dist/functions). */
@@ -158,6 +168,7 @@ beforeAll(() => {
     '--param=slackBotTokenParameter=/eks-auth-sentinel/slack-bot-token',
     '--param=slackChannel=C0123456789',
   ]);
+  remediationOn = packageWith('remediation-on', ['--param=remediation=on']);
   inVpc = packageWith('vpc', [
     `--param=subnetIds=${SUBNETS.join(',')}`,
     `--param=securityGroupIds=${SECURITY_GROUP}`,
@@ -240,7 +251,9 @@ describe('serverless package (offline)', () => {
       .filter((entry) => {
         const action = entry.split(': ')[1] ?? '';
         return !READ_ONLY.has(action) && !STATE_ACTIONS.has(action);
-      });
+      })
+      // remediation's own statements, present only with remediation=on (asserted below)
+      .filter((entry) => !REMEDIATION_ONLY.has(entry));
     expect(outside).toEqual([]);
     for (const { statement } of roleStatements()) {
       // The Denies narrow iam:GetRole and iam:GetOpenIDConnectProvider to this account (asserted below).
@@ -346,6 +359,8 @@ describe('serverless package (offline)', () => {
   it('the event function has no EC2 or IAM permission, and its bundle no EC2 or IAM client', () => {
     const eventActions = roleStatements()
       .filter(({ role }) => role === 'OnEksEventRole')
+      // remediation=on passes a node role to EKS (asserted with the remediation parameter)
+      .filter(({ statement }) => statement.Sid !== 'RemediationPassNodeRole')
       .flatMap(({ statement }) => actionsOf(statement));
     expect(eventActions.filter((a) => a.startsWith('ec2:') || a.startsWith('iam:'))).toEqual([]);
     expect(bundleMeta.onEksEvent?.packages).not.toContain('@aws-sdk/client-ec2');
@@ -522,6 +537,66 @@ describe('serverless package: parameters', () => {
     }
   });
 
+  /** The statements a packaging really grants: each Fn::If resolved by the template's own condition. */
+  const effectiveStatements = (t: Template) =>
+    ofType('AWS::IAM::Role', t).flatMap(([role, r]) =>
+      ((r.Properties.Policies as Array<{ PolicyDocument: { Statement: unknown[] } }>) ?? []).flatMap((p) =>
+        p.PolicyDocument.Statement.flatMap((raw) => {
+          const ifs = (raw as { 'Fn::If'?: unknown[] })['Fn::If'];
+          const [condition, yes, no] = ifs ?? [undefined, raw, raw];
+          const st = (
+            condition === undefined || conditionHolds(t, String(condition)) ? yes : no
+          ) as Statement;
+          return (st as { Ref?: string }).Ref === 'AWS::NoValue' ? [] : [{ role, statement: st }];
+        }),
+      ),
+    );
+  const READS_OF_EKS = new Set([...READ_ONLY].filter((a) => a.startsWith('eks:')));
+
+  it('remediation off (the default): no write permission on EKS, on IAM or in any cluster, and no remediation ledger', () => {
+    for (const t of [defaults, template, withBot, inVpc]) {
+      for (const [id] of ofType('AWS::Lambda::Function', t))
+        expect(environment(t, id).SENTINEL_REMEDIATION, id).toBe('off');
+      expect(conditionHolds(t, 'RemediationOn')).toBe(false);
+      expect(conditionHolds(t, 'RemediationEnabled')).toBe(false);
+      const granted = effectiveStatements(t).flatMap(({ role, statement }) =>
+        actionsOf(statement).map((a) => ({ role, action: a, sid: statement.Sid })),
+      );
+      expect(granted.length).toBeGreaterThan(30);
+      // every EKS action granted is a read of the documented read-only set; none is a write
+      expect(granted.filter((g) => g.action.startsWith('eks:') && !READS_OF_EKS.has(g.action))).toEqual([]);
+      expect(
+        granted.filter((g) => /^(iam:(Pass|Create|Put|Update|Delete|Attach)|sts:AssumeRole)/.test(g.action)),
+      ).toEqual([]);
+      expect(granted.filter((g) => String(g.sid ?? '').startsWith('Remediation'))).toEqual([]);
+    }
+    // Kubernetes writes are RBAC inside each cluster: nothing in the stack grants them.
+    expect(JSON.stringify(defaults)).not.toMatch(/remediators|configmaps/);
+  });
+
+  it("remediation=on: onEksEvent alone may create node access entries of this account's clusters", () => {
+    expect(conditionHolds(remediationOn, 'RemediationOn')).toBe(true);
+    const writes = effectiveStatements(remediationOn).filter(({ statement }) =>
+      String(statement.Sid ?? '').startsWith('Remediation'),
+    );
+    expect(writes.map((w) => `${w.role}: ${w.statement.Sid}`).sort()).toEqual([
+      'OnEksEventRole: RemediationAssociateAutoNodePolicy',
+      'OnEksEventRole: RemediationCreateAccessEntry',
+      'OnEksEventRole: RemediationLedger',
+      'OnEksEventRole: RemediationPassNodeRole',
+      'OnEksEventRole: RemediationRateLimit',
+    ]);
+    const bySid = new Map(writes.map((w) => [w.statement.Sid, w.statement]));
+    expect(JSON.stringify(bySid.get('RemediationCreateAccessEntry')?.Resource)).toContain(
+      ':eks:*:${AWS::AccountId}:cluster/*',
+    );
+    expect(bySid.get('RemediationPassNodeRole')?.Condition).toEqual({
+      StringEquals: { 'iam:PassedToService': 'eks.amazonaws.com' },
+    });
+    for (const [id] of ofType('AWS::Lambda::Function', remediationOn))
+      expect(environment(remediationOn, id).SENTINEL_REMEDIATION, id).toBe('on');
+  });
+
   it('with slackBotTokenParameter and slackChannel: bot-token mode, ssm:GetParameter on that parameter only', () => {
     for (const [id] of ofType('AWS::Lambda::Function', withBot)) {
       expect(environment(withBot, id).SENTINEL_SLACK_BOT_TOKEN_PARAMETER, id).toBe(
@@ -659,7 +734,7 @@ describe('serverless package: parameters', () => {
 
 describe('serverless package: the deployer cannot make itself admin', () => {
   const STACK = 'eks-auth-sentinel-test';
-  const all = () => [template, defaults, withBot, inVpc];
+  const all = () => [template, defaults, withBot, inVpc, remediationOn];
   const stackOf = (t: Template) => ({ name: STACK, resources: t.Resources });
   const request = (r: Omit<StackRequest, 'for'>) => ({ principalArn: DEPLOYER, ...r });
   const allowed = (r: Omit<StackRequest, 'for'>) => allows(DEPLOYER_POLICY, request(r));
@@ -855,6 +930,7 @@ describe('serverless package: the deployer cannot make itself admin', () => {
       'kms:ViaService': `ssm.${REGION}.amazonaws.com`,
       'kms:CallerAccount': ACCOUNT,
       's3:prefix': 'snapshots/prod',
+      'iam:PassedToService': 'eks.amazonaws.com',
     };
     const missing: string[] = [];
     for (const t of all()) {
@@ -875,7 +951,14 @@ describe('serverless package: the deployer cannot make itself admin', () => {
             for (const action of actionsOf(st)) {
               for (const resource of resources.map((r) => (r === '*' ? '*' : instantiate(r)))) {
                 const target = resource === '*' ? `arn:aws:eks:${REGION}:${ACCOUNT}:cluster/prod` : resource;
-                if (!allows(BOUNDARY_POLICY, { principalArn, action, resource: target, context }))
+                if (
+                  !allows(BOUNDARY_POLICY, {
+                    principalArn,
+                    action,
+                    resource: target,
+                    context: { ...context, 'aws:PrincipalArn': principalArn },
+                  })
+                )
                   missing.push(`${id}: ${action} on ${target}`);
               }
             }
@@ -915,7 +998,17 @@ describe('serverless package: the deployer cannot make itself admin', () => {
       { action: 's3:GetObject', resource: 'arn:aws:s3:::payments-exports/2024/11/20.csv' },
       { action: 'iam:CreateRole', resource: `arn:aws:iam::${ACCOUNT}:role/x` },
       { action: 'iam:PassRole', resource: `arn:aws:iam::${ACCOUNT}:role/x` },
-      { action: 'eks:CreateAccessEntry', resource: `arn:aws:eks:${REGION}:${ACCOUNT}:cluster/prod` },
+      // remediation's writes are the event function's alone
+      {
+        action: 'eks:CreateAccessEntry',
+        resource: `arn:aws:eks:${REGION}:${ACCOUNT}:cluster/prod`,
+        context: { 'aws:PrincipalArn': principalArn },
+      },
+      {
+        action: 'iam:PassRole',
+        resource: `arn:aws:iam::${ACCOUNT}:role/x`,
+        context: { 'iam:PassedToService': 'eks.amazonaws.com', 'aws:PrincipalArn': principalArn },
+      },
       { action: 'lambda:UpdateFunctionCode', resource: `arn:aws:lambda:${REGION}:${ACCOUNT}:function:x` },
     ];
     for (const a of attempts)

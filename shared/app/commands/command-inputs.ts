@@ -58,6 +58,8 @@ export interface LiveCapture {
   writeFileAtomic(path: string, text: string): Promise<void>;
   /** A Kubernetes watch on aws-auth over the user's credentials (`watch`); absent: not in this build. */
   awsAuthWatcher?(): Promise<AwsAuthWatcher>;
+  /** `watch --remediate`: the remediation over the user's credentials; absent: not in this build. */
+  watchRemediation?(): Promise<(request: WatchRemediationRequest) => Promise<readonly WatchAction[]>>;
 }
 
 /** What happens during a live capture of several clusters, as it happens. */
