@@ -1,6 +1,7 @@
 /**
- * The aws-auth paths' wiring (onAuditEvent, awsAuthCheck): EKS DescribeCluster (where each
- * cluster's API is), the aws-auth GET over node:https, and the state. Like event.ts, never the
+ * The aws-auth paths' wiring (onAuditEvent, awsAuthCheck, awsAuthWatch): EKS DescribeCluster
+ * (where each cluster's API is), the aws-auth GET over node:https, the state, and with
+ * `remediation` dry-run or on the assessment's remediation hook. Like event.ts, never the
  * EC2 or IAM adapters or @kubernetes/client-node.
  */
 import { perRegion } from '../../shared/adapters/aws-clients.ts';
@@ -12,9 +13,11 @@ import { toAwsAuth } from '../../shared/adapters/kubernetes-shapes.ts';
 import type { SentinelConfig } from '../../shared/app/config.ts';
 import type { HandleAuditEventDeps } from '../../shared/app/handle-audit-event.ts';
 import { kubeClusterRef } from '../../shared/app/read-sources.ts';
+import { createRemediationHook } from '../../shared/app/remediate.ts';
 import { CollectionError } from '../../shared/errors.ts';
 import type { AwsAuthWatcher, EksReader, KubeClusterRef } from '../../shared/ports.ts';
 import { clientOptions, type Env, homeRegion } from './env.ts';
+import { remediationDeps } from './prevention.ts';
 import { createStateWiring } from './state.ts';
 
 export interface AwsAuthPathsWiring extends Omit<HandleAuditEventDeps, 'cluster'> {
@@ -35,11 +38,16 @@ export function createAwsAuthPathsWiring(config: SentinelConfig, env: Env): AwsA
   const home = homeRegion(env);
   const tokens = createEksTokenProvider();
   let watcher: AwsAuthWatcher | undefined;
+  const kube = createAwsAuthReader({ tokens, requestTimeoutMs: 5_000, budgetMs: 15_000 });
+  // Opt-in prevention: a removal that running compute depends on is put back from these paths too
+  // (they see the aws-auth edits no CloudTrail record announces); nothing is created with `off`.
+  const prevention = remediationDeps(config, env, state, kube);
   return {
     eks,
     regions: config.regions,
     home,
-    kube: createAwsAuthReader({ tokens, requestTimeoutMs: 5_000, budgetMs: 15_000 }),
+    kube,
+    ...(prevention === undefined ? {} : { afterAssess: createRemediationHook(prevention) }),
     watcher() {
       watcher ??= createAwsAuthWatcher({ tokens });
       return watcher;
