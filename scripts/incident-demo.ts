@@ -845,7 +845,7 @@ async function main(): Promise<number> {
       ok = lost === 0 && firstSlack !== undefined && firstSns !== undefined;
       out.push(
         lost === 0
-          ? `OK: remediation on — zero nodes NotReady (Fargate pods run one per node: zero failed Fargate pods) ${((Date.now() - t0) / 1000).toFixed(1)} s after the incident, past the ${onClock(AWS.notReadyS)} a lost mapping takes.`
+          ? `OK: remediation on — zero nodes NotReady (Fargate nodes included: each Fargate pod runs on its own node, so zero failed Fargate pods) ${((Date.now() - t0) / 1000).toFixed(1)} s after the incident, past the ${onClock(AWS.notReadyS)} a lost mapping takes.`
           : `FAIL: remediation on — ${lost} node(s) went NotReady (first at T${seconds((notReady[0]?.at ?? t0) - t0)}).`,
       );
       if (firstSlack === undefined || firstSns === undefined)
