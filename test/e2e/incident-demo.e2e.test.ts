@@ -112,6 +112,16 @@ describe('npm start: the incident demo', () => {
     });
   }
 
+  it('scenario b, continuous mode: awsAuthWatch sees the edit (no awsAuthCheck at all), before the damage, exit 0', async () => {
+    const { code, out } = await demo('--scenario', 'b', '--mode', 'continuous');
+    expect(out).toContain('OK: the critical alert reached Slack');
+    expect(code).toBe(0);
+    expect(out).toContain('continuous mode: awsAuthWatch holds a watch on aws-auth');
+    const lines = timeline(out);
+    expect(lines.some(([, what]) => /^awsAuthCheck /.test(what))).toBe(false);
+    expect(firstAt(lines, /^Slack received/)).toBeLessThan(firstAt(lines, /Ready=Unknown/));
+  });
+
   it('scenario a, remediation on, CONFIG_MAP: onEksEvent puts back what EKS removed; zero nodes NotReady; one write, by the monitor, exit 0', async () => {
     const { code, out } = await demo('--remediate');
     expect(out).toMatch(/^OK: remediation on — zero nodes NotReady/m);
