@@ -10,9 +10,11 @@
  * Every ADDED/MODIFIED/DELETED is yielded with the object's resourceVersion; a BOOKMARK only
  * moves the resume point. The watch is opened again, from the last resourceVersion seen:
  *   - when the server ends the stream (its `timeoutSeconds`, a restart, a load balancer);
- *   - before the token it was opened with is 14 minutes old (EKS tokens live 15): a connection
- *     lives at most `tokenRefreshMs`, and the next one asks the provider for a token (its cache
- *     hands out none older than 13 minutes);
+ *   - after `tokenRefreshMs` (14 minutes; EKS tokens live 15): the connection is closed and the
+ *     next one asks the provider for a token — by then the one it was opened with has left the
+ *     provider's cache (13 minutes), so the new connection carries a fresh token. The API server
+ *     checks a token when a request starts, so a watch never outlives its token by more than one
+ *     connection, and no reconnect is refused for an expired one;
  *   - after `410 Gone` (HTTP 410, or an ERROR event whose Status has code 410: the resume point
  *     was compacted away): a re-list (GET with the same field selector) gives the current object
  *     and the list's resourceVersion to watch from, and the object is reported as a change

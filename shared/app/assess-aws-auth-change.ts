@@ -28,8 +28,8 @@
  * Neither is claimed.
  */
 import {
-  type AwsAuthEntry,
   type AwsAuthMappingChanges,
+  type AwsAuthMappingEntry,
   awsAuthMappingChanges,
   type ParsedAwsAuth,
   parseAwsAuthShared,
@@ -45,6 +45,8 @@ import {
   type Trigger,
   withActor,
 } from '../core/model.ts';
+import type { WatchAction } from '../core/render/index.ts';
+import { awsAuthWriterActor } from '../core/rules/index.ts';
 import { safeErrorMessage } from '../errors.ts';
 import type {
   Clock,
@@ -66,14 +68,7 @@ export const AWS_AUTH_CLAIM_PREFIX = 'aws-auth:';
 export const DEFAULT_AWS_AUTH_CLAIM_MS = 60_000 + IN_PROGRESS_MARGIN_MS;
 
 /** One action a remediation took (or, in dry-run, would take) after an assessment. */
-export interface RemediationActionReport {
-  kind: 'create-access-entry' | 'restore-aws-auth-entries';
-  principalArn: string;
-  dryRun: boolean;
-  result: 'done' | 'would-do' | 'already-present' | 'conflict' | 'forbidden' | 'failed';
-  /** What was called and what it answered (attacker-written parts quoted by the renderer). */
-  detail: string;
-}
+export type RemediationActionReport = WatchAction;
 
 /** What an `afterAssess` hook is given: the write assessed, both states, what it changed. */
 export interface AwsAuthAssessment {
@@ -120,7 +115,10 @@ export interface AwsAuthObservation {
    */
   resourceVersion?: string;
   source: AwsAuthChangeSource;
-  /** Who wrote it, when the source says (an audit event's user, a CloudTrail record). */
+  /**
+   * Who wrote it, when the source says (an audit event's user). Default: the ConfigMap's last
+   * field manager (`managedFields`), when Kubernetes recorded one.
+   */
   actor?: Actor;
 }
 
@@ -147,10 +145,12 @@ export interface AssessAwsAuthChangeResult {
   resourceVersion: string | undefined;
   /** The stored snapshot's aws-auth resourceVersion, when there was one. */
   previousResourceVersion?: string;
+  /** `evaluated`: who wrote it (the observation's, else the ConfigMap's last field manager). */
+  actor?: Actor;
   /** `evaluated`: every finding of the evaluation (state and transition), with the actor. */
   findings: Finding[];
-  removed: AwsAuthEntry[];
-  added: AwsAuthEntry[];
+  removed: AwsAuthMappingEntry[];
+  added: AwsAuthMappingEntry[];
   changed: AwsAuthMappingChanges['changed'];
   /** False when a side of aws-auth was unreadable: `removed` is empty because nothing is known. */
   changesKnown: boolean;
@@ -247,7 +247,7 @@ export async function assessAwsAuthChange(
       capturedAt: deps.clock.now().toISOString(),
       awsAuth: freshAwsAuth(stored, read).awsAuth,
     };
-    const actor = observation.actor;
+    const actor = observation.actor ?? (read.value.found ? awsAuthWriterActor(read.value.value) : undefined);
     const { findings, changes } = withAwsAuthMemo(() => {
       const b = parsedOf(stored.awsAuth);
       const a = parsedOf(after.awsAuth);
@@ -296,6 +296,7 @@ export async function assessAwsAuthChange(
       delivery,
       before: stored,
       after,
+      ...(actor === undefined ? {} : { actor }),
       ...(hooked?.actions === undefined ? {} : { actions: hooked.actions }),
     };
   } catch (error) {

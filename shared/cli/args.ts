@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import type { SnapshotSource } from '../app/commands/command-inputs.ts';
 import type { SnapshotDestination } from '../app/commands/snapshot-command.ts';
+import type { RemediateMode } from '../app/commands/watch-command.ts';
 import type { WhatIfRequest } from '../app/commands/whatif-command.ts';
 import type { PlanSnapshotSource } from '../app/commands/whatif-plan-command.ts';
 import { AUTHENTICATION_MODES, isRegionCode } from '../core/model.ts';
@@ -22,6 +23,7 @@ import {
   COMMANDS,
   type CommandName,
   DEFAULT_CLUSTER_CONCURRENCY,
+  DEFAULT_WATCH_INTERVAL_SECONDS,
   FAIL_ON_VALUES,
   type FailOn,
   FILE_INPUTS,
@@ -29,6 +31,7 @@ import {
   MAX_CLUSTER_CONCURRENCY,
   OPTIONS,
   type OptionName,
+  REMEDIATE_MODES,
   WHATIF_CHANGES,
 } from './options.ts';
 
@@ -71,6 +74,16 @@ export type ParsedArgs =
       out: string | undefined;
     } & CommonArgs)
   | ({ kind: 'migrate'; source: SnapshotSource; migrateFormat: MigrateFormat } & CommonArgs)
+  | ({
+      kind: 'watch';
+      clusterName: string;
+      region: string;
+      durationSeconds: number | undefined;
+      intervalSeconds: number;
+      remediate: RemediateMode;
+      /** NDJSON (`json`) or one readable line per event. */
+      watchFormat: 'text' | 'json';
+    } & CommonArgs)
   | ({ kind: 'rules' } & CommonArgs)
   | ({ kind: 'demo'; scenarios: string | undefined } & CommonArgs);
 
@@ -287,6 +300,16 @@ function parseConcurrency(value: string | undefined): number {
   return n;
 }
 
+/** A number of seconds: a whole number from `min` to one day. */
+function parseSeconds(value: string | undefined, option: OptionName, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > 86_400) {
+    throw new CliError(`--${option} must be a whole number of seconds from ${min} to 86400, not '${value}'`);
+  }
+  return n;
+}
+
 function unknownCommand(word: string): CliError {
   const suggestion = closest(word, COMMANDS);
   return new CliError(
@@ -483,6 +506,21 @@ export function parseCommandLine(
         migrateFormat: chosenFormat as MigrateFormat,
         ...common,
       };
+    case 'watch': {
+      if (values.cluster === undefined) {
+        throw new CliError('watch needs --cluster NAME --region R', { where: commandHint(command) });
+      }
+      return {
+        kind: 'watch',
+        clusterName: required(values, 'cluster', command),
+        region: oneRegion(parseRegions(values.region, env, command), command),
+        durationSeconds: parseSeconds(values.duration, 'duration', 1),
+        intervalSeconds: parseSeconds(values.interval, 'interval', 1) ?? DEFAULT_WATCH_INTERVAL_SECONDS,
+        remediate: oneOf(values.remediate ?? 'off', REMEDIATE_MODES, 'remediate'),
+        watchFormat: chosenFormat as 'text' | 'json',
+        ...common,
+      };
+    }
     case 'rules':
       return { kind: 'rules', ...common };
     case 'demo':

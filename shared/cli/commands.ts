@@ -4,12 +4,14 @@
  * command is parse (args.ts) → its use case (shared/app/commands/) → the renderer
  * (core/render) → the exit code; the use cases read files and clusters through the ports built here.
  */
-import { decodeSubscriptionEvent } from '../adapters/logs-subscription-payload.ts';
-import type { CommandPorts, CommandProgress } from '../app/commands/command-inputs.ts';
+// Static: the bundled core script cannot import() a Node module at run time.
+import { setTimeout as wait } from 'node:timers/promises';
+import type { CommandPorts, CommandProgress, WatchPorts } from '../app/commands/command-inputs.ts';
 import {
   type CommandResult,
   type OutputFormat,
   renderCommandResult,
+  renderWatchEvent,
   reportSummaryLine,
   uncheckedLine,
   unreadableLine,
@@ -24,6 +26,7 @@ import { listScenarios, scenariosDir } from './scenario-files.ts';
 import { readVersion } from './version.ts';
 
 export type FileOrLiveArgs = Exclude<ParsedArgs, { kind: 'help' | 'version' }>;
+type WatchArgs = Extract<ParsedArgs, { kind: 'watch' }>;
 
 /** Progress lines go to a terminal only; a cluster or Region that cannot be read is always said. */
 function progressOf(io: CliIo): CommandProgress & { since(): string } {
@@ -59,7 +62,7 @@ function progressOf(io: CliIo): CommandProgress & { since(): string } {
 function portsOf(io: CliIo, progress: CommandProgress): CommandPorts {
   return {
     files: commandFiles(io),
-    decodeLogsSubscription: decodeSubscriptionEvent,
+    ...(io.decodeLogsSubscription === undefined ? {} : { decodeLogsSubscription: io.decodeLogsSubscription }),
     ...(io.live === undefined ? {} : { live: io.live }),
     progress,
   };
@@ -67,7 +70,7 @@ function portsOf(io: CliIo, progress: CommandProgress): CommandPorts {
 
 /** The use case of a command line, and the format its result is written in. */
 async function runUseCase(
-  args: FileOrLiveArgs,
+  args: Exclude<FileOrLiveArgs, WatchArgs>,
   io: CliIo,
   ports: CommandPorts,
 ): Promise<{ result: CommandResult; format: OutputFormat | 'html' }> {
@@ -176,7 +179,31 @@ async function emitReport(io: CliIo, out: string | undefined, text: string): Pro
   io.stderr(`report written to ${out}\n`);
 }
 
+/**
+ * `watch` streams: each event is one line written at once (NDJSON with --format json), and the
+ * exit code comes at the end (0 at --duration or on SIGINT/SIGTERM).
+ */
+async function runWatch(args: WatchArgs, io: CliIo): Promise<number> {
+  const { watchCommand } = await import('../app/commands/watch-command.ts');
+  const ports: WatchPorts = {
+    ...portsOf(io, progressOf(io)),
+    emit: (event) => io.stdout(renderWatchEvent(event, args.watchFormat)),
+    clock: { now: () => new Date() },
+    wait: (ms, signal) => wait(ms, undefined, { signal }).catch(() => undefined),
+  };
+  const outcome = await watchCommand(ports, {
+    clusterName: args.clusterName,
+    region: args.region,
+    durationSeconds: args.durationSeconds,
+    intervalSeconds: args.intervalSeconds,
+    remediate: args.remediate,
+    signal: io.interrupts?.() ?? new AbortController().signal,
+  });
+  return exitCode(outcome.exit, 'none');
+}
+
 export async function runCommand(args: FileOrLiveArgs, io: CliIo): Promise<number> {
+  if (args.kind === 'watch') return runWatch(args, io);
   const progress = progressOf(io);
   const { result, format } = await runUseCase(args, io, portsOf(io, progress));
   if (result.kind === 'demo') for (const line of stderrLines(result)) io.stderr(line);

@@ -55,6 +55,8 @@ Usage:
   eks-auth-sentinel snapshot (--cluster NAME --region R [--out FILE] | --all --region R[,R2]) [--store DIR]
   eks-auth-sentinel report   ([--cluster NAME] --region R[,R2] | --snapshot FILE) [--format html --out FILE]
   eks-auth-sentinel migrate  (--snapshot FILE | --cluster NAME --region R) [--format text|json|terraform|aws-cli]
+  eks-auth-sentinel watch    --cluster NAME --region R [--duration SECONDS] [--interval SECONDS]
+                             [--remediate off|dry-run|on] [--format text|json]
   eks-auth-sentinel rules    [--format text|markdown|json]
   eks-auth-sentinel demo    [--scenarios DIR]
   eks-auth-sentinel help [COMMAND]
@@ -64,7 +66,7 @@ ${optionLines(['format', 'fail-on', 'max-chars', 'debug', 'help', 'version'])}
 
 An input FILE (also PLAN.json, CLOUDTRAIL.json) may be - for standard input, one per command.
 
-Live commands (snapshot, report, --cluster) read AWS with your credentials (the SDK's default
+Live commands (snapshot, report, watch, --cluster) read AWS with your credentials (the SDK's default
 chain: environment, profile, SSO, instance role) and endpoints (AWS_ENDPOINT_URL_EKS, _EC2, _IAM,
 _STS), and the cluster's Kubernetes API with an EKS token made from them. --region defaults to
 AWS_REGION, then AWS_DEFAULT_REGION.
@@ -158,6 +160,26 @@ Steps: mode API_AND_CONFIG_MAP, create the entries, verify (whatif --auth-mode A
 accepts: the aws_eks_access_entry and aws_eks_access_policy_association resources, the terraform-aws-eks
 access_entries input commented out below them; aws-cli a script. Nothing is changed. Exits 1 when the plan has blockers, else 0: a blocker counts as critical
 (the switch would take that access for good), so only --fail-on none changes the exit code.
+`,
+  watch: `eks-auth-sentinel watch --cluster NAME --region R [--duration SECONDS] [--interval SECONDS]
+                        [--remediate off|dry-run|on] [--format text|json]
+
+Follows one cluster during a migration or a risky change, with the monitor's own evaluation. It
+reads the cluster once (as snapshot does) and prints "ready" with every finding; then it follows
+aws-auth with a Kubernetes watch (each write is assessed at once, across server closes, token
+refreshes and 410 Gone) and reads the EKS side every --interval: a node group or Fargate profile
+that turns DELETING is predicted as its CloudTrail record would be, and a change of access
+entries, node groups, Fargate profiles or the authentication mode is assessed. Each event is one
+line, written at once: what changed, who wrote it (aws-auth's field manager) and the findings the
+monitor would alert (opened, escalated, confirmed, resolved).
+${optionLines(['duration', 'interval', 'remediate'])}
+--format json prints NDJSON, one object per line: {"type":"ready","findings":[…]}, then
+{"type":"change"|"prediction","source":"aws-auth"|"access-entries"|"nodegroups"|"fargate-profiles"|
+"auth-mode","actor":{…},"findings":[{"notice","ruleId","severity","subject","title",…}],"actions":[]},
+and {"type":"end"} last. --remediate dry-run|on is accepted; where this build has no remediation
+it says so once ("note") and acts on nothing.
+Exits 0 at --duration or on SIGINT/SIGTERM; 2 when the cluster (or its aws-auth) cannot be read
+at the start, or when the aws-auth watch could not go on (the "unreadable" line says why).
 `,
   rules: `eks-auth-sentinel rules [--format text|markdown|json]
 

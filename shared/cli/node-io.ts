@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { decodeSubscriptionEvent } from '../adapters/logs-subscription-payload.ts';
 import { type CliIo, MAX_INPUT_BYTES } from './io.ts';
 import { directoryError, STDIN, tooLargeError } from './read-input.ts';
 
@@ -19,6 +20,7 @@ export function findPackageRoot(from: string): string {
 
 export function createNodeIo(moduleUrl: string): CliIo {
   return {
+    decodeLogsSubscription: decodeSubscriptionEvent,
     async readFile(path) {
       const info = await stat(path);
       if (info.isDirectory()) throw directoryError(path);
@@ -51,6 +53,13 @@ export function createNodeIo(moduleUrl: string): CliIo {
     packageRoot: findPackageRoot(dirname(fileURLToPath(moduleUrl))),
     listDir: (path) => readdir(path),
     stderrIsTTY: process.stderr.isTTY === true,
+    interrupts() {
+      const controller = new AbortController();
+      const stop = () => controller.abort();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      return controller.signal;
+    },
     live: {
       // Loaded on first use: the SDK clients cost ~300 ms to load, and only live commands need them.
       async captureDeps() {
@@ -65,6 +74,13 @@ export function createNodeIo(moduleUrl: string): CliIo {
       async writeFileAtomic(path, text) {
         const { writeFileAtomic } = await import('../adapters/file-store.ts');
         return writeFileAtomic(path, text);
+      },
+      async awsAuthWatcher() {
+        const [{ createAwsAuthWatcher }, { createEksTokenProvider }] = await Promise.all([
+          import('../adapters/kubernetes-aws-auth-watch.ts'),
+          import('../adapters/kube-token.ts'),
+        ]);
+        return createAwsAuthWatcher({ tokens: createEksTokenProvider() });
       },
     },
   };

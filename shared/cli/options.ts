@@ -12,6 +12,8 @@ export const COMMAND_FORMATS: Partial<Record<CommandName, readonly string[]>> = 
   report: REPORT_FORMATS,
   // What it wrote: one line per file, or JSON (a Markdown list would add nothing).
   snapshot: ['text', 'json'],
+  // One line per event: readable, or NDJSON.
+  watch: ['text', 'json'],
 };
 
 export const COMMANDS = [
@@ -22,6 +24,7 @@ export const COMMANDS = [
   'snapshot',
   'report',
   'migrate',
+  'watch',
   'rules',
   'demo',
 ] as const;
@@ -29,6 +32,10 @@ export type CommandName = (typeof COMMANDS)[number];
 
 export const FAIL_ON_VALUES = [...SEVERITIES, 'none'] as const;
 export type FailOn = Severity | 'none';
+
+export const REMEDIATE_MODES = ['off', 'dry-run', 'on'] as const;
+/** `watch` reads the EKS side this often unless --interval says otherwise (seconds). */
+export const DEFAULT_WATCH_INTERVAL_SECONDS = 30;
 
 /** Clusters in flight at once for `report` and `snapshot --all` unless --concurrency says otherwise. */
 export const DEFAULT_CLUSTER_CONCURRENCY = 4;
@@ -150,6 +157,24 @@ export const OPTIONS = {
       '(eks-auth-sentinel diff --before …/<cluster>.prev.json --after …/<cluster>.json)',
     ],
   },
+  duration: {
+    type: 'string',
+    value: 'SECONDS',
+    description: 'watch: stop after this long (exit 0)',
+    defaultText: 'until SIGINT or SIGTERM',
+  },
+  interval: {
+    type: 'string',
+    value: 'SECONDS',
+    description: 'watch: read access entries, node groups, Fargate profiles and the mode this often',
+    defaultText: String(DEFAULT_WATCH_INTERVAL_SECONDS),
+  },
+  remediate: {
+    type: 'string',
+    value: REMEDIATE_MODES.join('|'),
+    description: 'watch: act on what running compute loses (dry-run: say what would be done)',
+    defaultText: 'off',
+  },
   concurrency: {
     type: 'string',
     value: 'N',
@@ -198,6 +223,7 @@ export const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
   report: ['snapshot', 'cluster', 'region', 'concurrency', 'out', ...REPORTING],
   // --fail-on: a blocker counts as critical (the switch would take that access for good).
   migrate: ['snapshot', 'cluster', 'region', 'fail-on'],
+  watch: ['cluster', 'region', 'duration', 'interval', 'remediate'],
   rules: [],
   demo: ['scenarios', ...REPORTING],
 };

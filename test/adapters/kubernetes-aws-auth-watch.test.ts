@@ -3,6 +3,7 @@
  * order, across a server close, a token refresh and `410 Gone` (ERROR event and HTTP 410), and an
  * abort leaves no request open.
  */
+import { CoreV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { createEksTokenProvider, type EksTokenProvider } from '../../shared/adapters/kube-token.ts';
@@ -14,6 +15,7 @@ import { KubernetesApiError } from '../../shared/errors.ts';
 import type { AwsAuthWatchEvent, AwsAuthWatchRestart, KubeClusterRef } from '../../shared/ports.ts';
 import { watchOutgoingRequests } from '../support/outgoing-requests.ts';
 import { waitFor } from '../support/sandbox-https.ts';
+import { kubeConfig } from '../support/sandbox-kube.ts';
 import { ACCOUNT, baseSnapshot, MAP_ROLES, REGION, SOLO_ROLE } from '../support/sandbox-seed.ts';
 
 let sandbox: Sandbox | undefined;
@@ -167,6 +169,31 @@ describe('watching kube-system/aws-auth', () => {
       via: 'relist',
       awsAuth: { value: { found: false } },
     });
+  });
+
+  it('resumes from the bookmark: writes to other ConfigMaps move the resume point, so a compaction is no 410', async () => {
+    const s = await startSandbox({
+      clusters: [{ snapshot: baseSnapshot('CONFIG_MAP') }],
+      kubeWatch: { bookmarkIntervalMs: 30 },
+    });
+    sandbox = s;
+    const w = await follow(s);
+    const api = (await kubeConfig(s, 'prod')).makeApiClient(CoreV1Api);
+    await api.createNamespacedConfigMap({
+      namespace: 'kube-system',
+      body: { metadata: { name: 'coredns' }, data: {} },
+    });
+    const after = s.kube('prod').resourceVersion;
+    // The next bookmark carries the other ConfigMap's resourceVersion (no event: not aws-auth).
+    await new Promise((r) => setTimeout(r, 150));
+    s.kube('prod').closeWatches();
+    s.kube('prod').compact();
+    expect(await waitFor(() => w.restarts.length === 1 && s.kube('prod').openWatches === 1)).toBe(true);
+    expect(w.restarts).toEqual(['closed']);
+    expect(w.events).toEqual([]);
+    expect(s.calls.filter((c) => c.operation === 'ListConfigMaps')).toEqual([]);
+    // Compacted past aws-auth's own resourceVersion: only the bookmark kept the watch from a 410.
+    expect(Number(after)).toBeGreaterThan(Number(s.cluster('prod').awsAuth?.resourceVersion));
   });
 
   it('opens a new connection with a token asked afresh before the token is due, missing no write', async () => {

@@ -120,6 +120,10 @@ describe('assessAwsAuthChange', () => {
     expect(removedFinding?.subject).toBe(SOLO_ROLE);
     expect(removedFinding?.trigger).toBe('event:aws-auth-watch');
     expect(removedFinding?.actor).toMatchObject({ source: 'managedFields', manager: 'kubectl-edit' });
+    // Without an actor from the source, the ConfigMap's last field manager names the writer.
+    expect(result.actor).toMatchObject({ source: 'managedFields', manager: 'kubectl-edit' });
+    const unauthorized = result.findings.find((f) => f.ruleId === 'nodes/role-unauthorized');
+    expect(unauthorized?.actor).toMatchObject({ manager: 'kubectl-edit' });
     expect(t.opened()).toContain('aws-auth/entry-removed');
     expect(result.delivery.sent).toBeGreaterThan(0);
     // The hook saw the same write, before delivery.

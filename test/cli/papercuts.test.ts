@@ -171,6 +171,7 @@ describe('issue 17: --format and --fail-on as the README says', () => {
     snapshot: ['--cluster', 'prod', '--region', 'eu-west-1'],
     report: ['--region', 'eu-west-1'],
     migrate: ['--snapshot', KARPENTER],
+    watch: ['--cluster', 'prod', '--region', 'eu-west-1'],
     rules: [],
     demo: [],
   };

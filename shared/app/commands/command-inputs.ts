@@ -6,10 +6,26 @@
  */
 
 import { mapLimit } from '../../core/concurrency.ts';
-import type { ClusterId, ClusterSnapshot, Severity } from '../../core/model.ts';
-import { type ExitIntent, targetLabel, type Unreadable, unreadableLine } from '../../core/render/index.ts';
+import type { ClusterId, ClusterSnapshot, Finding, Severity } from '../../core/model.ts';
+import type { Change } from '../../core/predict/index.ts';
+import {
+  type ExitIntent,
+  targetLabel,
+  type Unreadable,
+  unreadableLine,
+  type WatchAction,
+  type WatchEvent,
+} from '../../core/render/index.ts';
 import { safeErrorMessage } from '../../errors.ts';
-import type { CaptureDeps, CaptureTarget, SnapshotStore } from '../../ports.ts';
+import type {
+  AwsAuthWatcher,
+  CaptureDeps,
+  CaptureTarget,
+  Clock,
+  KubeClusterRef,
+  SnapshotStore,
+} from '../../ports.ts';
+import type { AwsAuthAssessment } from '../assess-aws-auth-change.ts';
 import { captureSnapshot } from '../capture-snapshot.ts';
 import { CommandInputError, ReportRequestError } from '../errors.ts';
 import { listClusters } from '../list-clusters.ts';
@@ -40,6 +56,8 @@ export interface LiveCapture {
   snapshotStore(dir: string | undefined): LocalSnapshotStore | Promise<LocalSnapshotStore>;
   /** Writes a whole file or nothing. */
   writeFileAtomic(path: string, text: string): Promise<void>;
+  /** A Kubernetes watch on aws-auth over the user's credentials (`watch`); absent: not in this build. */
+  awsAuthWatcher?(): Promise<AwsAuthWatcher>;
 }
 
 /** What happens during a live capture of several clusters, as it happens. */
@@ -65,6 +83,36 @@ export interface CommandPorts {
   live?: LiveCapture;
   progress?: CommandProgress;
 }
+
+/**
+ * What `watch` needs besides the other commands' ports: where its events go as they happen (it
+ * streams, so nothing is returned at the end but the exit), time, and the remediation to run.
+ */
+export interface WatchPorts extends CommandPorts {
+  /** Each event as it happens (the CLI writes and flushes one line per event). */
+  emit(event: WatchEvent): void;
+  clock: Clock;
+  /** Resolves after `ms`, or at once when `signal` aborts (never rejects). */
+  wait(ms: number, signal: AbortSignal): Promise<void>;
+  /**
+   * Acts on what the watch assessed (`--remediate dry-run|on`): the actions taken or, in dry-run,
+   * that would be. Absent: remediation is not available, and `watch` says so once.
+   */
+  remediate?(request: WatchRemediationRequest): Promise<readonly WatchAction[]>;
+}
+
+/** What a remediation is asked to act on: an aws-auth write assessed, or a predicted change. */
+export type WatchRemediationRequest =
+  | { kind: 'aws-auth'; mode: 'dry-run' | 'on'; assessment: AwsAuthAssessment }
+  | {
+      kind: 'prediction';
+      mode: 'dry-run' | 'on';
+      cluster: KubeClusterRef;
+      change: Change;
+      /** The state the change was predicted on. */
+      snapshot: ClusterSnapshot;
+      findings: readonly Finding[];
+    };
 
 /** Where a command's snapshot comes from: a file, or a live capture of one cluster. */
 export type SnapshotSource =

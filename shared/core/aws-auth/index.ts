@@ -30,9 +30,9 @@
 export { encodeAwsAuth, encodeMapRoles, formatRoleMappingYaml } from './encode.ts';
 export { type ConfigMapManifestResult, configMapDataFromManifest } from './manifest.ts';
 export {
-  type AwsAuthEntry,
-  type AwsAuthEntryChange,
   type AwsAuthMappingChanges,
+  type AwsAuthMappingEntry,
+  type AwsAuthMappingEntryChange,
   awsAuthMappingChanges,
 } from './mapping-changes.ts';
 export { parseAwsAuthShared, withAwsAuthMemo } from './memo.ts';

@@ -11,20 +11,20 @@
  */
 import type { ParsedAwsAuth, RoleMapping, UserMapping } from './parse-result.ts';
 
-export type AwsAuthEntry =
+export type AwsAuthMappingEntry =
   | { dataKey: 'mapRoles'; arn: string; role: Omit<RoleMapping, 'location'> }
   | { dataKey: 'mapUsers'; arn: string; user: Omit<UserMapping, 'location'> }
   | { dataKey: 'mapAccounts'; arn: string };
 
-export interface AwsAuthEntryChange {
-  before: AwsAuthEntry;
-  after: AwsAuthEntry;
+export interface AwsAuthMappingEntryChange {
+  before: AwsAuthMappingEntry;
+  after: AwsAuthMappingEntry;
 }
 
 export interface AwsAuthMappingChanges {
-  removed: AwsAuthEntry[];
-  added: AwsAuthEntry[];
-  changed: AwsAuthEntryChange[];
+  removed: AwsAuthMappingEntry[];
+  added: AwsAuthMappingEntry[];
+  changed: AwsAuthMappingEntryChange[];
 }
 
 function withoutLocation<T extends { location: unknown }>(m: T): Omit<T, 'location'> {
@@ -38,8 +38,8 @@ function roleKey(r: RoleMapping): string {
 }
 
 /** Every effective entry of a parse, by `dataKey` + key, file order, the last duplicate's fields. */
-function entriesOf(p: ParsedAwsAuth | undefined): Map<string, AwsAuthEntry> {
-  const out = new Map<string, AwsAuthEntry>();
+function entriesOf(p: ParsedAwsAuth | undefined): Map<string, AwsAuthMappingEntry> {
+  const out = new Map<string, AwsAuthMappingEntry>();
   if (p === undefined) return out;
   for (const r of p.roles) {
     const arn = r.rolearn ?? `sso:${r.sso?.accountID ?? ''}/${r.sso?.permissionSetName ?? ''}`;
@@ -56,7 +56,7 @@ function entriesOf(p: ParsedAwsAuth | undefined): Map<string, AwsAuthEntry> {
   return out;
 }
 
-function mappedAs(e: AwsAuthEntry): string {
+function mappedAs(e: AwsAuthMappingEntry): string {
   const m = e.dataKey === 'mapRoles' ? e.role : e.dataKey === 'mapUsers' ? e.user : undefined;
   return m === undefined ? '' : JSON.stringify([m.username, m.groups]);
 }
@@ -68,9 +68,9 @@ export function awsAuthMappingChanges(
 ): AwsAuthMappingChanges {
   const b = entriesOf(before);
   const a = entriesOf(after);
-  const removed: AwsAuthEntry[] = [];
-  const added: AwsAuthEntry[] = [];
-  const changed: AwsAuthEntryChange[] = [];
+  const removed: AwsAuthMappingEntry[] = [];
+  const added: AwsAuthMappingEntry[] = [];
+  const changed: AwsAuthMappingEntryChange[] = [];
   for (const [key, entry] of b) {
     const now = a.get(key);
     if (now === undefined) removed.push(entry);

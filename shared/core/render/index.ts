@@ -61,3 +61,10 @@ export {
 } from './slack.ts';
 export { renderSnsMessage, renderSnsMessages, type SnsMessage, type SnsRenderOptions } from './sns.ts';
 export { renderText } from './text.ts';
+export {
+  renderWatchEvent,
+  type WatchAction,
+  type WatchEvent,
+  type WatchFinding,
+  type WatchSource,
+} from './watch-events.ts';
