@@ -87,8 +87,16 @@ export async function benchAwsAuthToAlert(functionsDir?: string): Promise<AwsAut
     sideEffectDelayMs: 600_000,
     notReadyDelayMs: 600_000,
   });
-  const state = await startLocalState({ accountId, region, credentials: sandbox.credentials, latencyMs: LATENCY_MS });
-  const env = { ...lambdaEnvironment(sandbox, state, { accountId, region }), SENTINEL_AWS_AUTH_WATCH_SECONDS: '60' };
+  const state = await startLocalState({
+    accountId,
+    region,
+    credentials: sandbox.credentials,
+    latencyMs: LATENCY_MS,
+  });
+  const env = {
+    ...lambdaEnvironment(sandbox, state, { accountId, region }),
+    SENTINEL_AWS_AUTH_WATCH_SECONDS: '60',
+  };
   const closers: Array<() => void> = [];
   const dynamodb = new DynamoDBClient({
     region,
@@ -115,13 +123,16 @@ export async function benchAwsAuthToAlert(functionsDir?: string): Promise<AwsAut
     const removed = { ...original, mapRoles: entries.filter((e) => e !== nodeEntry).join('\n') };
     const pk = alertStatePk({ accountId, region, clusterName });
     const resetAlertState = () =>
-      dynamodb.send(new DeleteItemCommand({ TableName: state.tableName, Key: { pk: { S: pk }, sk: { S: ALERTS_SK } } }));
+      dynamodb.send(
+        new DeleteItemCommand({ TableName: state.tableName, Key: { pk: { S: pk }, sk: { S: ALERTS_SK } } }),
+      );
     const pacingIdle = async () => {
       const wait = (sandbox.slack.at(-1)?.at ?? 0) + SLACK_INTERVAL_MS + 200 - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     };
     const slackAfter = async (count: number): Promise<number> => {
-      for (let i = 0; i < 1000 && sandbox.slack.length <= count; i++) await new Promise((r) => setTimeout(r, 5));
+      for (let i = 0; i < 1000 && sandbox.slack.length <= count; i++)
+        await new Promise((r) => setTimeout(r, 5));
       const m = sandbox.slack[count];
       if (m === undefined) throw new Error('the Slack sink received nothing');
       return m.at;
@@ -218,7 +229,7 @@ export function awsAuthToAlertMarkdown(r: AwsAuthToAlertResult): string {
     `| default without the re-check | 43,200 × (0.2e-6 + ${Math.round(r.steadyCheckMs)} ms × 0.25 GB × ${PRICE.gbSecond}) | ${usd(r.cost.defaultWithoutRecheckUsd)} |`,
     `| continuous (on top of the default) | 8,640 × (0.2e-6 + ${WATCH_WINDOW_S} s × 0.25 GB × ${PRICE.gbSecond}) | ${usd(r.cost.continuousUsd)} |`,
     '',
-    'Not counted: the functions\' CloudWatch Logs (one line per invocation, about 0.1 GB a month: USD 0.05) and cold starts (each reads the stored snapshot once). Goal for the default mode: under USD 1 per cluster per month.',
+    "Not counted: the functions' CloudWatch Logs (one line per invocation, about 0.1 GB a month: USD 0.05) and cold starts (each reads the stored snapshot once). Goal for the default mode: under USD 1 per cluster per month.",
   ].join('\n');
 }
 

@@ -6,7 +6,6 @@
  */
 // Static: the bundled core script cannot import() a Node module at run time.
 import { setTimeout as wait } from 'node:timers/promises';
-import { decodeSubscriptionEvent } from '../adapters/logs-subscription-payload.ts';
 import type { CommandPorts, CommandProgress, WatchPorts } from '../app/commands/command-inputs.ts';
 import {
   type CommandResult,
@@ -63,7 +62,7 @@ function progressOf(io: CliIo): CommandProgress & { since(): string } {
 function portsOf(io: CliIo, progress: CommandProgress): CommandPorts {
   return {
     files: commandFiles(io),
-    decodeLogsSubscription: decodeSubscriptionEvent,
+    ...(io.decodeLogsSubscription === undefined ? {} : { decodeLogsSubscription: io.decodeLogsSubscription }),
     ...(io.live === undefined ? {} : { live: io.live }),
     progress,
   };

@@ -36,6 +36,11 @@ export interface ClusterInfo {
   roleArn?: string;
   /** EKS Auto Mode (DescribeCluster `computeConfig`); absent when not read or not enabled. */
   computeConfig?: ComputeConfig;
+  /**
+   * Whether the control plane ships its Kubernetes audit log to CloudWatch Logs (DescribeCluster
+   * `logging.clusterLogging`, type `audit` enabled); absent from snapshots taken before it was read.
+   */
+  auditLogging?: boolean;
 }
 
 /** DescribeCluster `computeConfig`: Auto Mode, its built-in node pools and their node role. */

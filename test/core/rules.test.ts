@@ -305,6 +305,18 @@ const CASES: Record<string, RuleCases> = {
     },
     silent: () => assess(buildSnapshot()),
   },
+  'monitor/realtime-unavailable': {
+    fires: () => {
+      const s = buildSnapshot();
+      s.cluster.auditLogging = false;
+      return assess(s);
+    },
+    silent: () => {
+      const s = buildSnapshot();
+      s.cluster.auditLogging = true;
+      return assess(s);
+    },
+  },
   'aws-auth/write-attributed': {
     // Made from the alert records, not by the engine: the alert a poll opened on a write gets the
     // audit log's writer; an alert opened before the write was assessed is not that write's.

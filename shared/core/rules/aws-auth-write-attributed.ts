@@ -46,7 +46,7 @@ export interface AttributedWrite {
   cluster: ClusterId;
   /** The resourceVersion the audit event's write left. */
   resourceVersion: string;
-  /** When the write was assessed and stored (the stored snapshot's `capturedAt`). */
+  /** When the write was assessed and stored (the time the stored snapshot of the write carries). */
   assessedAt: string;
   actor: Actor;
 }

@@ -27,6 +27,7 @@ import { fargatePodExecutionRoleUnauthorized } from './fargate-pod-execution-rol
 import { irsaOidcProviderMissing } from './irsa-oidc-provider-missing.ts';
 import { irsaRoleNotFound } from './irsa-role-not-found.ts';
 import { irsaTrustMissingClusterIssuer } from './irsa-trust-missing-cluster-issuer.ts';
+import { monitorRealtimeUnavailable } from './monitor-realtime-unavailable.ts';
 import { monitorSourceUnavailable } from './monitor-source-unavailable.ts';
 import { nodegroupDeletionOrphansRole } from './nodegroup-deletion-orphans-role.ts';
 import { nodesRoleUnauthorized } from './nodes-role-unauthorized.ts';
@@ -63,6 +64,7 @@ export const MONITOR_RULES: readonly Rule[] = [
   clusterConfigmapOnlyMode,
   clusterModeSwitchNodeEntries,
   monitorSourceUnavailable,
+  monitorRealtimeUnavailable,
   // Workload identity (Pod Identity, IRSA)
   podIdentityRoleTrustMissing,
   podIdentityRoleNotFound,
