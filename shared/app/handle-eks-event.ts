@@ -41,7 +41,7 @@ import {
   withActor,
 } from '../core/model.ts';
 import { dedupeFindings, predictEvent } from '../core/predict/index.ts';
-import { planNodegroupDeletion } from '../core/remediation/index.ts';
+import { beforeNodegroupDeletion, planNodegroupDeletion } from '../core/remediation/index.ts';
 import { SOURCE_UNAVAILABLE } from '../core/rules/index.ts';
 import { CollectionError, safeErrorMessage } from '../errors.ts';
 import type {
@@ -400,14 +400,19 @@ async function predictAndAlert(
     // Its re-reads of aws-auth are the event path's reader, bound to the invocation's deadline.
     const prevention =
       deps.remediation === undefined ? undefined : { ...deps.remediation, awsAuth: deps.kube };
+    // A late record: EKS's edit may be in the fresh read already; then the stored aws-auth is "before".
+    const preventionBasis =
+      prevention !== undefined && change.kind === 'delete-nodegroup'
+        ? beforeNodegroupDeletion(before, stored, change)
+        : before;
     const plan =
       prevention !== undefined && change.kind === 'delete-nodegroup'
-        ? planNodegroupDeletion(before, change)
+        ? planNodegroupDeletion(preventionBasis, change)
         : undefined;
     const target = {
       cluster: key,
       ref,
-      before,
+      before: preventionBasis,
       trigger,
       triggerId: eventId,
       ...(change.kind === 'delete-nodegroup' ? { excludingNodegroup: change.nodegroupName } : {}),

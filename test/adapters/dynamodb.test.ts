@@ -7,6 +7,7 @@ import {
   GZIP_ABOVE_BYTES,
 } from '../../shared/adapters/dynamodb-alert-store.ts';
 import { createDynamoDbIdempotencyStore } from '../../shared/adapters/dynamodb-idempotency.ts';
+import { createDynamoDbRemediationLedger } from '../../shared/adapters/dynamodb-remediation-ledger.ts';
 import { type AlertRecord, planAlerts } from '../../shared/core/alerts/lifecycle.ts';
 import type { ClusterId } from '../../shared/core/model.ts';
 import { ConcurrentUpdateError, MonitorIoError } from '../../shared/errors.ts';
@@ -233,5 +234,42 @@ describe('createDynamoDbIdempotencyStore (two states: IN_PROGRESS, then COMPLETE
   it('releasing a key never claimed is not an error', async () => {
     const store = createDynamoDbIdempotencyStore({ dynamodb: db.dynamodb, tableName: TABLE });
     await expect(store.release('never-claimed')).resolves.toBeUndefined();
+  });
+});
+
+describe('createDynamoDbRemediationLedger', () => {
+  const KEY_R: ClusterId = { accountId: '111122223333', region: 'eu-west-1', clusterName: 'ledger' };
+
+  it('claims an action once, and keeps its recorded outcome', async () => {
+    const ledger = createDynamoDbRemediationLedger({ dynamodb: db.dynamodb, tableName: TABLE });
+    expect(await ledger.claim('t1#create-access-entry#role')).toBe(true);
+    expect(await ledger.claim('t1#create-access-entry#role')).toBe(false);
+    await ledger.record('t1#create-access-entry#role', {
+      action: 'create-access-entry',
+      principalArn: 'arn:aws:iam::111122223333:role/r',
+      result: 'done',
+      detail: 'created',
+      dryRun: false,
+      at: '2026-12-02T10:00:00.000Z',
+      trigger: 'event:DeleteNodegroup t1',
+    });
+    const item = await db.dynamodb.client.send(
+      new GetItemCommand({
+        TableName: TABLE,
+        Key: { pk: { S: 'remediation#t1#create-access-entry#role' }, sk: { S: 'action' } },
+      }),
+    );
+    expect(item.Item?.result?.S).toBe('done');
+    expect(await ledger.claim('t1#create-access-entry#role')).toBe(false);
+  });
+
+  it('gives at most `limit` slots per cluster and hour', async () => {
+    const ledger = createDynamoDbRemediationLedger({ dynamodb: db.dynamodb, tableName: TABLE });
+    const hour = '2026-12-02T10:00:00.000Z';
+    const taken = [];
+    for (let i = 0; i < 4; i++) taken.push(await ledger.takeSlot(KEY_R, hour, 3));
+    expect(taken).toEqual([true, true, true, false]);
+    expect(await ledger.takeSlot(KEY_R, '2026-12-02T11:00:00.000Z', 3)).toBe(true);
+    expect(await ledger.takeSlot({ ...KEY_R, clusterName: 'other' }, hour, 3)).toBe(true);
   });
 });

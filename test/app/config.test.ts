@@ -33,6 +33,27 @@ describe('loadConfig', () => {
     expect(config.slackWebhookParameter).toBe('/eks-auth-sentinel/slack-webhook');
   });
 
+  it('remediation is off unless set to dry-run or on, with at most N actions per cluster per hour', () => {
+    expect(loadConfig(VALID_ENV)).toMatchObject({ remediation: 'off', remediationMaxActionsPerHour: 10 });
+    expect(
+      loadConfig({
+        ...VALID_ENV,
+        SENTINEL_REMEDIATION: 'dry-run',
+        SENTINEL_REMEDIATION_MAX_ACTIONS_PER_HOUR: '3',
+      }),
+    ).toMatchObject({ remediation: 'dry-run', remediationMaxActionsPerHour: 3 });
+    expect(
+      problemsOf({
+        ...VALID_ENV,
+        SENTINEL_REMEDIATION: 'yes',
+        SENTINEL_REMEDIATION_MAX_ACTIONS_PER_HOUR: '0',
+      }),
+    ).toEqual([
+      'SENTINEL_REMEDIATION: expected one of off, dry-run, on, got "yes"',
+      'SENTINEL_REMEDIATION_MAX_ACTIONS_PER_HOUR: expected an integer from 1 to 100, got "0"',
+    ]);
+  });
+
   it('accepts every shape of AWS Region code, GovCloud and two-digit numbers included', () => {
     const config = loadConfig({
       ...VALID_ENV,

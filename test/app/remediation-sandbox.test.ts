@@ -202,6 +202,26 @@ describe('remediation=on, incident (a): DeleteNodegroup of the last node group w
   });
 });
 
+describe('remediation=on, a late CloudTrail record', () => {
+  it('CONFIG_MAP: EKS edited aws-auth before the record was handled; the stored aws-auth is "before" and the entries come back', async () => {
+    const w = await world(loadScenario('a-karpenter-shares-last-nodegroup-role'), 'on');
+    try {
+      const record = await deleteNodegroup(w);
+      await sleep(SIDE_EFFECT_MS + 200);
+      expect(w.sandbox.timeline.some((t) => /EKS removed .* aws-auth entr/.test(t.what))).toBe(true);
+      const result = await handleEksEvent(w.deps, record);
+      expect(result).toMatchObject({
+        outcome: 'alerted',
+        remediation: { results: ['restore-aws-auth-entries done'] },
+      });
+      await sleep(NOT_READY_MS + 500);
+      expect(notReady(w.sandbox)).toEqual([]);
+    } finally {
+      await w.close();
+    }
+  });
+});
+
 describe('remediation=dry-run', () => {
   it('makes no write at all and alerts what it would do, in both modes', async () => {
     for (const scenario of [
@@ -331,6 +351,30 @@ describe('remediation races and refusals', () => {
       expect(w.sandbox.calls.filter((c) => c.operation === 'PatchConfigMap').map((c) => c.status)).toEqual([
         409,
       ]);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('a denied CreateAccessEntry is an alert naming the IAM permissions, not a crash', async () => {
+    const w = await world(loadScenario('a-karpenter-shares-role-api-and-config-map-no-entry'), 'on');
+    try {
+      w.sandbox.faults.inject({
+        service: 'eks',
+        operation: 'CreateAccessEntry',
+        status: 403,
+        code: 'AccessDeniedException',
+        message: 'not authorized to perform: eks:CreateAccessEntry',
+      });
+      const record = await deleteNodegroup(w);
+      const result = await handleEksEvent(w.deps, record);
+      expect(result).toMatchObject({
+        outcome: 'alerted',
+        remediation: { results: ['create-access-entry forbidden'] },
+      });
+      const [action] = actionNotices(w.slack);
+      expect(action?.finding.severity).toBe('critical');
+      expect(action?.finding.detail).toMatch(/eks:CreateAccessEntry on cluster prod and iam:PassRole on/);
     } finally {
       await w.close();
     }

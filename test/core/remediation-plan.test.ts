@@ -106,6 +106,22 @@ describe('planNodegroupDeletion', () => {
   });
 });
 
+describe('beforeNodegroupDeletion', () => {
+  it('takes the stored aws-auth only when EKS already removed the node role from the fresh read', async () => {
+    const { beforeNodegroupDeletion } = await import('../../shared/core/remediation/index.ts');
+    const stored = withKarpenter('CONFIG_MAP', { mapRoles: `${adminMapping()}${nodeMapping()}` });
+    const late = withKarpenter('CONFIG_MAP', { mapRoles: adminMapping() });
+    const change = { nodegroupName: 'general' };
+    expect(beforeNodegroupDeletion(late, stored, change).awsAuth).toEqual(stored.awsAuth);
+    expect(beforeNodegroupDeletion(stored, stored, change)).toBe(stored);
+    expect(beforeNodegroupDeletion(late, undefined, change)).toBe(late);
+    // the plan from that state guards the role
+    expect(planNodegroupDeletion(beforeNodegroupDeletion(late, stored, change), change).guards).toHaveLength(
+      1,
+    );
+  });
+});
+
 describe('planAwsAuthRemoval', () => {
   const before = withKarpenter('CONFIG_MAP', {
     mapRoles: `${adminMapping()}${nodeMapping()}${nodeMapping()}`,
@@ -164,6 +180,18 @@ describe('planAwsAuthRemoval', () => {
     expect(finding.detail).toContain('Terraform');
     expect(finding.remediation?.summary).toMatch(/^Terraform owned mapRoles.*next apply/);
     expect(finding.remediation?.terraform).toContain('aws_eks_access_entry');
+  });
+
+  it("names no IaC owner for a one-off edit (kubectl edit) or the monitor's own restore", () => {
+    for (const manager of ['kubectl-edit', 'eks-auth-sentinel', 'eks']) {
+      const s = withKarpenter('CONFIG_MAP', {
+        mapRoles: `${adminMapping()}${nodeMapping()}`,
+        managedFields: [{ manager, operation: 'Update', dataKeys: ['mapRoles'] }],
+      });
+      const [action] = planAwsAuthRemoval(s, awsAuth(adminMapping())).actions;
+      expect(action, manager).toBeDefined();
+      expect(action, manager).not.toHaveProperty('iacOwner');
+    }
   });
 
   it("with a guard, looks only at the guarded role and not at the deleted node group's own nodes", () => {
@@ -246,5 +274,40 @@ describe('actionFinding', () => {
     // the username's quote is inside a single-quoted shell word: closed and escaped, never bare
     expect(f.remediation?.awsCli).not.toContain("x'; rm");
     expect(f.evidence).toMatchObject({ basis: 'transition', result: 'would-do', dryRun: true });
+  });
+});
+
+describe('the alert of an action', () => {
+  it('joins the Slack thread of the finding that caused it (same subject)', async () => {
+    const { threadOfRecord } = await import('../../shared/core/alerts/index.ts');
+    const s = withKarpenter('API_AND_CONFIG_MAP');
+    const action = planNodegroupDeletion(s, { nodegroupName: 'general' }).actions[0] as RemediationAction;
+    const f = actionFinding(
+      s,
+      { action, result: 'done', detail: 'created', dryRun: false },
+      {
+        trigger: 'event:DeleteNodegroup',
+        triggerId: 'e1',
+      },
+    );
+    const record = (finding: typeof f, thread?: { channel: string; ts: string }) => ({
+      fingerprint: finding.fingerprint,
+      cluster: finding.cluster,
+      ruleId: finding.ruleId,
+      origin: 'change' as const,
+      status: 'open' as const,
+      severity: finding.severity,
+      finding,
+      firstSeen: '2026-12-02T10:00:00Z',
+      lastSeen: '2026-12-02T10:00:00Z',
+      pending: {},
+      ...(thread === undefined ? {} : { slackThread: thread }),
+    });
+    const cause = record(
+      { ...f, ruleId: 'nodegroup/deletion-orphans-role', fingerprint: 'cause' },
+      { channel: 'C1', ts: '1.2' },
+    );
+    const mine = record(f);
+    expect(threadOfRecord(mine, [cause, mine])).toEqual({ channel: 'C1', ts: '1.2' });
   });
 });

@@ -15,6 +15,7 @@ export {
 export {
   type ActionKind,
   type AwsAuthGuard,
+  beforeNodegroupDeletion,
   type Dependants,
   type MapRolesEntry,
   planAwsAuthRemoval,

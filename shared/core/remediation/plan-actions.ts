@@ -245,10 +245,18 @@ function entryArn(s: ClusterSnapshot, roleArn: string): string {
   return s.iamRoles.data.find((r) => principalKey(r.arn) === key && r.state === 'exists')?.arn ?? roleArn;
 }
 
-/** Non-EKS managers of mapRoles, latest first. */
+/**
+ * Managers whose writes are one-off edits, not a configuration applied again: EKS, an imperative
+ * kubectl (`edit`, `patch`, `replace`, `set`, `create`), and this monitor's own restores.
+ */
+const ONE_OFF_MANAGER = /^(kubectl(-(edit|patch|replace|set|create))?|eks-auth-sentinel)$/i;
+
+/** The declarative tool (Terraform, Helm, Argo CD, Pulumi, kubectl apply…) that last wrote mapRoles, if any. */
 function iacOwnerOf(awsAuth: AwsAuthConfigMap): ManagedField | undefined {
   return awsAuth.managedFields
-    .filter((f) => f.dataKeys.includes('mapRoles') && !isEksManager(f.manager))
+    .filter(
+      (f) => f.dataKeys.includes('mapRoles') && !isEksManager(f.manager) && !ONE_OFF_MANAGER.test(f.manager),
+    )
     .sort((x, y) => (y.time ?? '').localeCompare(x.time ?? ''))[0];
 }
 
@@ -333,4 +341,29 @@ export function planAwsAuthRemoval(
     });
   }
   return plan;
+}
+
+/**
+ * The state before a DeleteNodegroup as far as aws-auth goes: the fresh read, unless EKS's own
+ * edit came before it (the record was late) — then the fresh aws-auth no longer maps the node
+ * role while the stored one did, and the stored aws-auth is what the removal is measured against.
+ * Only that role's entries are ever restored from it (`planAwsAuthRemoval` with `onlyRoles`).
+ */
+export function beforeNodegroupDeletion(
+  fresh: ClusterSnapshot,
+  stored: ClusterSnapshot | undefined,
+  change: { nodegroupName: string; nodeRole?: string },
+): ClusterSnapshot {
+  if (stored === undefined || stored.awsAuth.status !== 'ok') return fresh;
+  const nodegroups = stored.nodegroups.status === 'ok' ? stored.nodegroups.data : [];
+  const roleArn = change.nodeRole ?? nodegroups.find((n) => n.name === change.nodegroupName)?.nodeRole;
+  if (roleArn === undefined || roleArn === '') return fresh;
+  const key = principalKey(roleArn);
+  const maps = (s: ClusterSnapshot) =>
+    s.awsAuth.status === 'ok' &&
+    parseAwsAuth(s.awsAuth.data.data).roles.some(
+      (m) => m.rolearn !== undefined && principalKey(m.rolearn) === key,
+    );
+  if (fresh.awsAuth.status === 'error' || maps(fresh) || !maps(stored)) return fresh;
+  return { ...fresh, awsAuth: stored.awsAuth };
 }
