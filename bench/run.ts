@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { awsAuthToAlertMarkdown, benchAwsAuthToAlert } from './aws-auth-to-alert.ts';
 import { benchCapture, captureMarkdown } from './capture.ts';
 import { benchCaptureMemory, captureMemoryMarkdown } from './capture-memory.ts';
 import {
@@ -60,6 +61,11 @@ const SECTIONS: Section[] = [
     id: 'event-to-alert',
     title: 'Event to alert: onEksEvent from a DeleteNodegroup record to the Slack message, 20 ms per call',
     run: async () => eventToAlertMarkdown(await benchEventToAlert(await functionBundles())),
+  },
+  {
+    id: 'aws-auth-to-alert',
+    title: 'aws-auth write → Slack: default and continuous mode, 20 ms per call, and their cost per month',
+    run: async () => awsAuthToAlertMarkdown(await benchAwsAuthToAlert(await functionBundles())),
   },
   {
     id: 'cli-start',

@@ -25,6 +25,9 @@ export const FUNCTIONS = {
   snapshotWorker: 'functions/snapshot-worker.ts',
   onEksEvent: 'functions/on-eks-event.ts',
   report: 'functions/report.ts',
+  awsAuthCheck: 'functions/aws-auth-check.ts',
+  awsAuthWatch: 'functions/aws-auth-watch.ts',
+  onAuditEvent: 'functions/on-audit-event.ts',
 };
 
 const REQUIRE_BANNER =

@@ -27,6 +27,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DeleteNodegroupCommand, EKSClient, UpdateClusterConfigCommand } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
+import { GUARD_MAX_MS } from '../functions/wiring/prevention.ts';
 import { type SnsRecord, startSandbox } from '../infra/sandbox/index.ts';
 import { ACCESS_SCENARIOS } from './demo/access-incidents.ts';
 import {
@@ -43,11 +44,19 @@ import { type DemoContext, loadScenarioSnapshot, type Scenario } from './demo/sc
 import { WORKLOAD_IDENTITY_SCENARIOS } from './demo/workload-identity-incidents.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const SIDE_EFFECT_DELAY_MS = 3_000;
-const NOT_READY_DELAY_MS = 3_000;
+/**
+ * The world's delays, in seconds of AWS's clock (docs/design.md "The incident demo's clock"):
+ * EKS edits aws-auth some tens of seconds into a node group deletion (when exactly is not
+ * documented); a node goes NotReady 1–3 minutes after its mapping is lost (the low end here, so
+ * the lead time is not flattered); awsAuthCheck runs every minute with a second check 30 s later;
+ * the audit log reaches its subscription with no documented delay ("best effort").
+ */
+const AWS = { eksEditS: 30, notReadyS: 60, checkRateS: 60, recheckS: 30, auditDeliveryS: 30 };
+/** The demo's clock runs this many times faster than AWS's unless --clock or --realistic says otherwise. */
+const DEFAULT_CLOCK = 5;
 const LATENCY_MS = 20;
-/** The follow-up re-check comes after the damage, so that it confirms it. */
-const FOLLOW_UP_DELAY_SECONDS = Math.ceil((SIDE_EFFECT_DELAY_MS + NOT_READY_DELAY_MS) / 1000) + 1;
+const WORK_QUEUE = 'eks-auth-sentinel-work';
+const RECHECK_QUEUE = 'eks-auth-sentinel-aws-auth-recheck';
 
 const SLIP = 'username: "developer:{{SessionName}}\n';
 const FARGATE_ENTRY = [
@@ -98,7 +107,6 @@ const SCENARIOS: Scenario[] = [
         { ...data, mapRoles: (data.mapRoles ?? '').replace(FARGATE_ENTRY, '') },
         { manager: 'Terraform', operation: 'Apply' },
       );
-      await ctx.scheduledRun('next scheduled run (in AWS: within the schedule rate, default 5 minutes)');
     },
     damage: /Ready=Unknown/,
     damageLabel: 'the first Fargate node went NotReady',
@@ -107,7 +115,7 @@ const SCENARIOS: Scenario[] = [
   {
     id: 'c',
     file: 'c-yaml-slip-in-maproles',
-    title: 'A YAML slip in mapRoles (kubectl edit), caught by the next scheduled run',
+    title: 'A YAML slip in mapRoles (kubectl edit), no CloudTrail record: caught by the aws-auth check',
     seed(snapshot) {
       // Start from the aws-auth before the slip: the same mapRoles with the quote closed.
       const s = structuredClone(snapshot);
@@ -132,7 +140,6 @@ const SCENARIOS: Scenario[] = [
         },
         { manager: 'kubectl-edit' },
       );
-      await ctx.scheduledRun('next scheduled run (in AWS: within the schedule rate, default 5 minutes)');
     },
     damage: /Ready=Unknown/,
     damageLabel: 'the first node went NotReady',
@@ -163,17 +170,31 @@ const SCENARIOS: Scenario[] = [
   ...WORKLOAD_IDENTITY_SCENARIOS,
 ];
 
+/** Scenario a in API_AND_CONFIG_MAP: the same incident, the node role without an access entry. */
+const A_API_AND_CONFIG_MAP = 'a-karpenter-shares-role-api-and-config-map-no-entry';
+
 function usage(): string {
   return [
-    'Usage: npm start [-- --scenario ID] [--verbose]',
+    'Usage: npm start [-- --scenario ID] [--realistic | --clock N] [--mode default|continuous]',
+    '                 [--remediate [on|dry-run|off]] [--auth-mode config-map|api-and-config-map] [--verbose]',
     '',
     'The incident demo: the sandbox account, the real Lambda bundles of dist/functions invoked as',
-    'Lambda invokes them, and a timeline of the incident. Exits 1 when an alert did not arrive',
-    'before the damage (d, f: when it did not arrive at all; the access is lost at the call there).',
+    'Lambda invokes them, each incident caught by the path that catches it deployed (CloudTrail →',
+    'onEksEvent; an aws-auth edit → awsAuthCheck on its schedule or awsAuthWatch, its writer from the',
+    'audit log → onAuditEvent), and a timeline. Exits 1 when an alert did not arrive before the damage',
+    '(d, f: when it did not arrive at all; the access is lost at the call there), or when a',
+    'remediation run ends with a node NotReady (on) or made a write (dry-run).',
     '',
     'Scenarios:',
     ...SCENARIOS.map((s) => `  ${s.id}  ${s.title}${s.id === 'a' ? ' (default)' : ''}`),
     '',
+    `  --clock N         the world runs N times faster than AWS's (default ${DEFAULT_CLOCK}; 1–30): EKS's aws-auth edit`,
+    `                    ${AWS.eksEditS} s into a deletion, NotReady ${AWS.notReadyS} s after a lost mapping, awsAuthCheck every`,
+    `                    ${AWS.checkRateS} s + a re-check ${AWS.recheckS} s later, audit log delivered ${AWS.auditDeliveryS} s after a write — all ÷ N`,
+    '  --realistic       the same delays on the AWS clock (--clock 1): a run takes minutes',
+    '  --mode M          default (awsAuthCheck on its schedule) or continuous (awsAuthWatch holds a watch)',
+    '  --remediate [M]   the remediation parameter: on (the default of a bare --remediate), dry-run or off',
+    '  --auth-mode M     scenario a only: config-map (default) or api-and-config-map',
     "  --verbose         show the functions' Powertools log lines (JSON) as they happen",
     '  --functions DIR   run the bundles in DIR (as scripts/bundle-functions.mjs --outdir DIR writes them);',
     '                    default dist/functions, bundled first unless newer than the sources',
@@ -192,7 +213,14 @@ function newestMtime(path: string): number {
  * the demo runs is newer than its sources (functions/, shared/, the bundler, the lockfile).
  */
 function ensureBundles(dir: string): void {
-  const needed: FunctionName[] = ['scheduler', 'snapshotWorker', 'onEksEvent'];
+  const needed: FunctionName[] = [
+    'scheduler',
+    'snapshotWorker',
+    'onEksEvent',
+    'awsAuthCheck',
+    'awsAuthWatch',
+    'onAuditEvent',
+  ];
   const sources = [
     'functions',
     'shared',
@@ -329,9 +357,21 @@ function workloadCount(
 }
 
 function parseDemoArgs() {
+  // A bare `--remediate` means `on`: parseArgs wants a value for a string option.
+  const args = process.argv
+    .slice(2)
+    .flatMap((a, i, all) =>
+      a === '--remediate' && (all[i + 1] === undefined || all[i + 1]?.startsWith('--')) ? [a, 'on'] : [a],
+    );
   return parseArgs({
+    args,
     options: {
       scenario: { type: 'string', default: 'a' },
+      clock: { type: 'string' },
+      realistic: { type: 'boolean', default: false },
+      mode: { type: 'string', default: 'default' },
+      remediate: { type: 'string', default: 'off' },
+      'auth-mode': { type: 'string', default: 'config-map' },
       verbose: { type: 'boolean', default: false },
       functions: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -354,11 +394,42 @@ async function main(): Promise<number> {
     process.stdout.write(`${usage()}\n`);
     return 0;
   }
-  const scenario = SCENARIOS.find((s) => s.id === values.scenario || s.file === values.scenario);
-  if (scenario === undefined) {
+  const found = SCENARIOS.find((s) => s.id === values.scenario || s.file === values.scenario);
+  if (found === undefined) {
     process.stderr.write(`unknown scenario ${values.scenario}\n\n${usage()}\n`);
     return 2;
   }
+  const refuse = (what: string): number => {
+    process.stderr.write(`incident demo: ${what}; see npm start -- --help\n`);
+    return 2;
+  };
+  const clock = values.clock === undefined ? (values.realistic ? 1 : DEFAULT_CLOCK) : Number(values.clock);
+  if (!Number.isInteger(clock) || clock < 1 || clock > 30)
+    return refuse(`--clock takes a whole number from 1 to 30, got ${JSON.stringify(values.clock)}`);
+  if (values.realistic && clock !== 1 && values.clock !== undefined)
+    process.stdout.write(`--realistic with --clock ${clock}: AWS's delays on a clock ${clock}× faster.\n`);
+  const mode = values.mode;
+  if (mode !== 'default' && mode !== 'continuous')
+    return refuse(`--mode takes default or continuous, got ${JSON.stringify(mode)}`);
+  const remediation = values.remediate;
+  if (remediation !== 'off' && remediation !== 'dry-run' && remediation !== 'on')
+    return refuse(`--remediate takes on, dry-run or off, got ${JSON.stringify(remediation)}`);
+  const authMode = values['auth-mode'];
+  if (authMode !== 'config-map' && authMode !== 'api-and-config-map')
+    return refuse(`--auth-mode takes config-map or api-and-config-map, got ${JSON.stringify(authMode)}`);
+  if (authMode !== 'config-map' && found.id !== 'a') return refuse('--auth-mode applies to scenario a only');
+  const scenario: Scenario =
+    authMode === 'api-and-config-map'
+      ? { ...found, file: A_API_AND_CONFIG_MAP, title: `${found.title} (API_AND_CONFIG_MAP)` }
+      : found;
+  /** A duration on AWS's clock, in ms of the demo's. */
+  const worldMs = (awsSeconds: number): number => (awsSeconds * 1000) / clock;
+  const sideEffectDelayMs = worldMs(AWS.eksEditS);
+  const notReadyDelayMs = worldMs(AWS.notReadyS);
+  /** The follow-up re-check comes after the damage, so that it confirms it. */
+  const followUpDelaySeconds = Math.ceil((sideEffectDelayMs + notReadyDelayMs) / 1000) + 1;
+  // SQS DelaySeconds are whole seconds: the re-check on this clock, rounded.
+  const recheckSeconds = Math.max(1, Math.round(AWS.recheckS / clock));
   const functionsDir = values.functions ?? join(ROOT, 'dist', 'functions');
   if (values.functions === undefined) ensureBundles(functionsDir);
   const began = Date.now();
@@ -368,10 +439,11 @@ async function main(): Promise<number> {
   const { accountId, region, clusterName } = snapshot;
 
   const sandbox = await startSandbox({
-    clusters: [{ snapshot }],
+    // The audit log is on: its subscription feeds onAuditEvent (the writer of each aws-auth edit).
+    clusters: [{ snapshot, logging: ['audit'] }],
     latencyMs: LATENCY_MS,
-    sideEffectDelayMs: SIDE_EFFECT_DELAY_MS,
-    notReadyDelayMs: NOT_READY_DELAY_MS,
+    sideEffectDelayMs,
+    notReadyDelayMs,
     ...(scenario.credentialRefreshDelayMs === undefined
       ? {}
       : { credentialRefreshDelayMs: scenario.credentialRefreshDelayMs }),
@@ -386,43 +458,67 @@ async function main(): Promise<number> {
       latencyMs: LATENCY_MS,
     });
     const st = state;
-    const lambdaEnv = lambdaEnvironment(sandbox, st, {
-      accountId,
-      region,
-      verbose: values.verbose,
-      followUpDelaySeconds: FOLLOW_UP_DELAY_SECONDS,
-    });
-    const functions = new Map<FunctionName, LocalFunction>();
-    /** Set when the last invocation started its function (a cold start): the module init, ms. */
-    let coldInitMs: number | undefined;
-    const invoke = async (fn: FunctionName, event: unknown): Promise<unknown> => {
+    const recheckQueueUrl = st.queueUrl.replace(new RegExp(`${WORK_QUEUE}$`), RECHECK_QUEUE);
+    const lambdaEnv = {
+      ...lambdaEnvironment(sandbox, st, {
+        accountId,
+        region,
+        verbose: values.verbose,
+        followUpDelaySeconds,
+      }),
+      SENTINEL_AWS_AUTH_RECHECK_QUEUE_URL: recheckQueueUrl,
+      SENTINEL_AWS_AUTH_RECHECK_SECONDS: String(recheckSeconds),
+      // The shortest window the function takes; the demo re-invokes it when it returns.
+      SENTINEL_AWS_AUTH_WATCH_SECONDS: '60',
+      SENTINEL_REMEDIATION: remediation,
+    };
+    const functions = new Map<FunctionName, Promise<LocalFunction>>();
+    /** `initMs` set when this invocation started its function (a cold start): the module init. */
+    const invokeTimed = async (
+      fn: FunctionName,
+      event: unknown,
+      timeoutMs?: number,
+    ): Promise<{ result: unknown; initMs?: number }> => {
       let running = functions.get(fn);
-      coldInitMs = undefined;
+      let cold = false;
       if (running === undefined) {
-        running = await startFunction(functionsDir, fn, lambdaEnv, {
+        running = startFunction(functionsDir, fn, lambdaEnv, {
           accountId,
           region,
           showLogs: values.verbose,
+          ...(timeoutMs === undefined ? {} : { timeoutMs }),
         });
         functions.set(fn, running);
-        coldInitMs = running.initMs;
+        cold = true;
       }
-      return (await running.invoke(event)).result;
+      const f = await running;
+      const { result } = await f.invoke(event);
+      return cold ? { result, initMs: f.initMs } : { result };
+    };
+    let coldInitMs: number | undefined;
+    const invoke = async (fn: FunctionName, event: unknown): Promise<unknown> => {
+      const { result, initMs } = await invokeTimed(fn, event);
+      coldInitMs = initMs;
+      return result;
     };
     closers.push(() => {
-      for (const f of functions.values()) f.close();
+      for (const f of functions.values()) f.then((x) => x.close()).catch(() => undefined);
     });
 
     const entries: Entry[] = [];
     let incidentAt: number | undefined;
+    /** sandbox.calls from here on are the monitor's (the incident's own call comes before). */
+    let writesFrom: number | undefined;
     const note = (what: string, lines: string[] = []): void => {
       entries.push({ at: Date.now(), what, lines });
     };
-    const queueArn = `arn:aws:sqs:${region}:${accountId}:eks-auth-sentinel-work`;
+    const queueArn = `arn:aws:sqs:${region}:${accountId}:${WORK_QUEUE}`;
+    const isDue = (m: QueuedMessage, now: number) => m.sentAt + m.delaySeconds * 1000 <= now;
+    const workQueued = () => st.queue.filter((m) => m.queueUrl !== recheckQueueUrl);
     /** Delivers the queued messages whose delay has passed to the worker, one SQS batch. */
     const deliverDue = async (label: (m: QueuedMessage) => string): Promise<number> => {
       const now = Date.now();
-      const due = st.queue.filter((m) => m.sentAt + m.delaySeconds * 1000 <= now);
+      const due = workQueued().filter((m) => isDue(m, now));
       if (due.length === 0) return 0;
       for (const m of due) st.queue.splice(st.queue.indexOf(m), 1);
       const snsBefore = sandbox.sns.length;
@@ -517,6 +613,7 @@ async function main(): Promise<number> {
       },
       async deliverCloudTrail() {
         const record = sandbox.cloudTrail.at(-1) as { detail?: { eventID?: string; eventName?: string } };
+        writesFrom ??= sandbox.calls.length;
         const started = Date.now();
         const result = (await invoke('onEksEvent', record)) as Record<string, unknown>;
         const value = (v: unknown): string =>
@@ -546,8 +643,29 @@ async function main(): Promise<number> {
     };
 
     // 1. Baseline.
+    const onClock = (awsS: number): string =>
+      clock === 1 ? `${awsS} s` : `${awsS} s (${(worldMs(awsS) / 1000).toFixed(1)} s here)`;
+    const path =
+      mode === 'default'
+        ? `default mode: awsAuthCheck every ${onClock(AWS.checkRateS)} and its re-check ${recheckSeconds * clock === AWS.recheckS ? onClock(AWS.recheckS) : `${recheckSeconds} s here (SQS delays are whole seconds)`} later`
+        : 'continuous mode: awsAuthWatch holds a watch on aws-auth';
     process.stdout.write(
-      `Incident demo (${scenario.id}): ${scenario.title}\nSandbox account ${accountId}, cluster ${clusterName} in ${region}; EKS acts ${SIDE_EFFECT_DELAY_MS / 1000} s after a call, nodes that lost access go NotReady ${NOT_READY_DELAY_MS / 1000} s later; ${scenario.sandboxNote === undefined ? '' : `${scenario.sandboxNote}; `}${LATENCY_MS} ms per AWS call.\n\n`,
+      [
+        `Incident demo (${scenario.id}): ${scenario.title}`,
+        `Sandbox account ${accountId}, cluster ${clusterName} in ${region}; ${LATENCY_MS} ms per AWS call${scenario.sandboxNote === undefined ? '' : `; ${scenario.sandboxNote}`}.`,
+        clock === 1
+          ? "Clock: AWS's (--realistic)."
+          : `Clock: ${clock}× faster than AWS's (--clock ${clock}; --realistic runs on AWS's): every delay of the world below is ÷ ${clock}; the functions run at their own speed, so their share of each figure is ${clock}× what it would be in AWS.`,
+        `World: EKS edits aws-auth ${onClock(AWS.eksEditS)} into a node group deletion (AWS: "some tens of seconds", not documented); a node goes NotReady ${onClock(AWS.notReadyS)} after its mapping is lost (AWS: 1–3 min; the low end); the audit log reaches onAuditEvent ${onClock(AWS.auditDeliveryS)} after a write (AWS: best effort, no figure).`,
+        `Monitor: CloudTrail → onEksEvent; aws-auth edits → ${path}; the audit log → onAuditEvent (the writer); remediation ${remediation}.`,
+        ...(remediation !== 'off' && clock > 1
+          ? [
+              `Note: onEksEvent's CONFIG_MAP guard reads aws-auth for ${GUARD_MAX_MS / 1000} s of its own time, ${(GUARD_MAX_MS * clock) / 1000} s of this world's: ${GUARD_MAX_MS / 1000 < AWS.eksEditS ? `here it covers EKS's edit ${AWS.eksEditS} s in, on AWS's clock it ends before it and awsAuthCheck's restore comes instead (--realistic shows it)` : `it covers EKS's edit ${AWS.eksEditS} s in on AWS's clock too`}.`,
+            ]
+          : []),
+        '',
+        '',
+      ].join('\n'),
     );
     await ctx.scheduledRun('baseline');
     const baselineSlack = sandbox.slack.length;
@@ -565,17 +683,136 @@ async function main(): Promise<number> {
     const timelineStart = sandbox.timeline.length;
     const baselineEntries = entries.length;
 
+    // The aws-auth paths as deployed, from the baseline on: awsAuthCheck on its schedule (and its
+    // re-check message) or awsAuthWatch holding a watch; the audit subscription's payloads to
+    // onAuditEvent. Only what they do after the incident goes into the timeline.
+    let stopped = false;
+    const pendingAudit: Array<{ at: number; payload: unknown }> = [];
+    const recheckArn = `arn:aws:sqs:${region}:${accountId}:${RECHECK_QUEUE}`;
+    const shown = (e: Entry): void => {
+      if (incidentAt !== undefined) entries.push(e);
+    };
+    const cold = (initMs: number | undefined) =>
+      initMs === undefined ? '' : ` (a cold start: new process, module init ${initMs.toFixed(0)} ms)`;
+    const check = async (label: string, event: unknown): Promise<void> => {
+      const snsBefore = sandbox.sns.length;
+      const started = Date.now();
+      const { result, initMs } = await invokeTimed('awsAuthCheck', event);
+      const r = result as { clusters?: Array<{ cluster: string; outcome: string; findings?: number }> };
+      const clusters = (r.clusters ?? [])
+        .map(
+          (c) => `${c.cluster}: ${c.outcome}${c.findings === undefined ? '' : ` (${c.findings} finding(s))`}`,
+        )
+        .join(', ');
+      shown({
+        at: started,
+        what: `awsAuthCheck  ${label}`,
+        lines: [
+          `returned after ${Date.now() - started} ms${cold(initMs)}: ${clusters || 'no cluster'}`,
+          ...(sandbox.sns.length > snsBefore ? noticeSummary(sandbox.sns.slice(snsBefore)) : []),
+        ],
+      });
+    };
+    const pump = async (): Promise<void> => {
+      let nextTick = Date.now() + worldMs(AWS.checkRateS);
+      while (!stopped) {
+        if (mode === 'default' && Date.now() >= nextTick) {
+          nextTick += worldMs(AWS.checkRateS);
+          await check(
+            `schedule tick, rate(1 minute)${clock === 1 ? '' : ` on the ${clock}× clock`}`,
+            scheduledEvent(accountId, region),
+          );
+        }
+        const rechecks = st.queue.filter((m) => m.queueUrl === recheckQueueUrl && isDue(m, Date.now()));
+        for (const m of rechecks) {
+          st.queue.splice(st.queue.indexOf(m), 1);
+          await check(`re-check, SQS DelaySeconds ${m.delaySeconds}`, sqsEvent([m], recheckArn, region));
+        }
+        for (const payload of sandbox.audit.drain()) pendingAudit.push({ at: Date.now(), payload });
+        const dueAudit = pendingAudit.filter((a) => a.at + worldMs(AWS.auditDeliveryS) <= Date.now());
+        for (const a of dueAudit) {
+          pendingAudit.splice(pendingAudit.indexOf(a), 1);
+          const snsBefore = sandbox.sns.length;
+          const slackBefore = sandbox.slack.length;
+          const started = Date.now();
+          const { result, initMs } = await invokeTimed('onAuditEvent', a.payload);
+          const r = result as { outcome?: string; results?: unknown };
+          shown({
+            at: started,
+            what: 'onAuditEvent  CloudWatch Logs subscription: the audit log of an aws-auth write',
+            lines: [
+              `returned after ${Date.now() - started} ms${cold(initMs)}: ${JSON.stringify(r).slice(0, 300)}`,
+              ...(sandbox.sns.length > snsBefore || sandbox.slack.length > slackBefore
+                ? noticeSummary(sandbox.sns.slice(snsBefore))
+                : []),
+            ],
+          });
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    // The first look is made before the incident (the function is warm, as a per-minute schedule
+    // keeps it), so the incident lands just after a look: the default mode's worst case.
+    if (mode === 'default') await check('first look', scheduledEvent(accountId, region));
+    const pumping = pump();
+    /** When the awsAuthWatch invocation still open at the end started (it shows as open). */
+    let watchOpenSince: number | undefined;
+    const watching = (async () => {
+      while (mode === 'continuous' && !stopped) {
+        const started = Date.now();
+        watchOpenSince = started;
+        const { result, initMs } = await invokeTimed(
+          'awsAuthWatch',
+          scheduledEvent(accountId, region),
+          120_000,
+        );
+        watchOpenSince = undefined;
+        shown({
+          at: started,
+          what: 'awsAuthWatch  one window of the continuous mode',
+          lines: [
+            `returned after ${Date.now() - started} ms${cold(initMs)}: ${JSON.stringify(result).slice(0, 300)}`,
+          ],
+        });
+      }
+    })().catch((error: unknown) => {
+      if (!stopped) throw error;
+    });
+    if (mode === 'continuous') {
+      // The watch is open before the incident, as the overlapping windows keep it deployed.
+      const kube = sandbox.kube(clusterName);
+      const until = Date.now() + 20_000;
+      while (kube.openWatches === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    }
+
     // 2–3. The incident and the event path.
     await scenario.act(ctx);
     const t0 = incidentAt ?? Date.now();
+    writesFrom ??= sandbox.calls.length;
 
-    // 4. Follow-ups, until the damage happened and nothing is queued (bounded).
-    const deadline = Date.now() + FOLLOW_UP_DELAY_SECONDS * 1000 + 6_000;
+    // 4. Follow-ups and the aws-auth paths, until the damage happened (or, with remediation, the
+    // time it would have), nothing is queued and the audit log is delivered (bounded).
+    const horizon = t0 + sideEffectDelayMs + notReadyDelayMs + 1_500;
+    const deadline = Math.max(horizon, Date.now() + followUpDelaySeconds * 1000 + 6_000);
     const damaged = () => sandbox.timeline.slice(timelineStart).some((e) => scenario.damage.test(e.what));
-    while (Date.now() < deadline && (st.queue.length > 0 || !damaged())) {
+    const settled = () =>
+      workQueued().length === 0 &&
+      pendingAudit.length === 0 &&
+      (remediation === 'on' ? Date.now() >= horizon : damaged());
+    while (Date.now() < deadline && !settled()) {
       await deliverDue(itemLabel);
       await new Promise((r) => setTimeout(r, 50));
     }
+    stopped = true;
+    await pumping;
+    if (watchOpenSince !== undefined)
+      entries.push({
+        at: watchOpenSince,
+        what: 'awsAuthWatch  one window of the continuous mode, invoked before the incident',
+        lines: ['still holding the watch at the end of the demo (it returns when its window ends)'],
+      });
+    // An open watch window is not waited for: closing the function's process ends it.
+    void watching;
 
     // The timeline.
     for (const e of sandbox.timeline.slice(timelineStart))
@@ -617,7 +854,19 @@ async function main(): Promise<number> {
     const firstSlack = slack.find((m) => JSON.stringify(m.body).includes(slackHeadline))?.at;
     out.push('');
     let ok = true;
-    if (damage === undefined) {
+    const notReady = sandbox.timeline.slice(timelineStart).filter((e) => /Ready=Unknown/.test(e.what));
+    if (remediation === 'on') {
+      // Prevention: the damage must not happen; the alert that predicted it still comes.
+      const lost = notReady.length;
+      ok = lost === 0 && firstSlack !== undefined && firstSns !== undefined;
+      out.push(
+        lost === 0
+          ? `OK: remediation on — zero nodes NotReady (Fargate nodes included: each Fargate pod runs on its own node, so zero failed Fargate pods) ${((Date.now() - t0) / 1000).toFixed(1)} s after the incident, past the ${onClock(AWS.notReadyS)} a lost mapping takes.`
+          : `FAIL: remediation on — ${lost} node(s) went NotReady (first at T${seconds((notReady[0]?.at ?? t0) - t0)}).`,
+      );
+      if (firstSlack === undefined || firstSns === undefined)
+        out.push(`FAIL: no ${severity} alert reached Slack and SNS`);
+    } else if (damage === undefined) {
       out.push(`FAIL: the damage (${scenario.damageLabel}) did not happen in the sandbox`);
       ok = false;
     } else if (firstSlack === undefined || firstSns === undefined) {
@@ -643,7 +892,11 @@ async function main(): Promise<number> {
     }
     const sandboxLines = sandbox.timeline.slice(timelineStart).map((e) => e.what);
     const firstAlert = slack.find((m) => JSON.stringify(m.body).includes(slackHeadline));
-    const counts = countCheck(firstAlert ? renderSlackMessage(firstAlert.body) : [], sandboxLines);
+    // With remediation on the alert's count is what would have been lost: nothing to compare.
+    const counts =
+      remediation === 'on'
+        ? undefined
+        : countCheck(firstAlert ? renderSlackMessage(firstAlert.body) : [], sandboxLines);
     if (counts !== undefined) {
       out.push(counts.line);
       ok &&= counts.ok;
@@ -654,6 +907,52 @@ async function main(): Promise<number> {
     if (resolvedAfterDamage.length > 0) {
       out.push('FAIL: a notice said "Resolved" after the damage happened');
       ok = false;
+    }
+    if (damage !== undefined && scenario.lostAtCall === undefined && firstSlack !== undefined) {
+      const leadS = (damage.at - firstSlack) / 1000;
+      out.push(
+        clock === 1
+          ? `Lead time (alert in Slack → ${scenario.damageLabel}): ${leadS.toFixed(2)} s, on AWS's clock.`
+          : `Lead time (alert in Slack → ${scenario.damageLabel}): ${leadS.toFixed(2)} s on this ${clock}× clock ≈ ${(leadS * clock).toFixed(0)} s on AWS's, counting the functions' own time ${clock}× over (at least that if they run as fast in AWS as here; npm start -- --realistic measures it).`,
+      );
+    }
+    if (remediation !== 'off') {
+      // What was done, by whom: each remediation alert, and the monitor's writes the sandbox saw.
+      const actions = sns.filter((m) => attr(m.record, 'ruleId') === 'remediation/action');
+      const writes = sandbox.calls
+        .slice(writesFrom ?? 0)
+        .filter(
+          (c) =>
+            (c.service === 'eks' &&
+              /^(Create|Update|Delete|Associate|Disassociate|Tag|Untag)/.test(c.operation)) ||
+            (c.service === 'kube' && /^(Create|Replace|Patch|Delete)ConfigMap$/.test(c.operation)),
+        );
+      const invoked = entries
+        .slice(baselineEntries)
+        .filter((e) => /^(onEksEvent|awsAuthCheck|awsAuthWatch|onAuditEvent) /.test(e.what));
+      const by = (at: number): string =>
+        invoked
+          .filter((e) => e.at <= at)
+          .at(-1)
+          ?.what.split(' ')[0] ?? 'the monitor';
+      out.push(`Remediation (${remediation}): ${actions.length} action alert(s):`);
+      for (const a of actions)
+        out.push(`  T${seconds(a.at - t0)}  by ${by(a.at)} (the monitor's role): ${a.record.subject ?? ''}`);
+      out.push(
+        `Writes by the monitor after the incident: ${writes.length}${writes.length === 0 ? '' : ` (${writes.map((w) => `${w.service} ${w.operation} ${w.status} at T${seconds(w.at - t0)}`).join('; ')})`}.`,
+      );
+      if (remediation === 'dry-run') {
+        const wouldDo = actions.length > 0;
+        if (writes.length > 0 || !wouldDo) ok = false;
+        out.push(
+          writes.length === 0 && wouldDo
+            ? 'OK: dry-run wrote nothing (zero Kubernetes writes, zero EKS create/update/delete calls) and alerted what it would do.'
+            : `FAIL: dry-run ${writes.length > 0 ? `made ${writes.length} write(s)` : 'alerted no "would do"'}.`,
+        );
+      } else if (actions.length === 0) {
+        ok = false;
+        out.push('FAIL: remediation on, and no action was alerted.');
+      }
     }
     out.push(`Demo ran ${((Date.now() - began) / 1000).toFixed(1)} s. Other scenarios: npm start -- --help`);
     process.stdout.write(`${out.join('\n')}\n`);

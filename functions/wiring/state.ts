@@ -26,6 +26,7 @@ import type { SentinelConfig } from '../../shared/app/config.ts';
 import { deliverAlerts } from '../../shared/app/deliver-alerts.ts';
 import type { ChannelPolicy } from '../../shared/core/alerts/index.ts';
 import type {
+  AlertStore,
   Clock,
   Deliver,
   IdempotencyStore,
@@ -38,6 +39,7 @@ import { createSenders } from './senders.ts';
 
 export interface StateWiring {
   clock: Clock;
+  alerts: AlertStore;
   snapshots: SnapshotStore;
   idempotency: IdempotencyStore;
   queue: WorkQueue;
@@ -57,6 +59,7 @@ export function createStateWiring(config: SentinelConfig, env: Env): StateWiring
   if (config.channels.slack !== undefined) channels.slack = config.channels.slack;
   return {
     clock,
+    alerts,
     snapshots: createSnapshotStore(config, env),
     idempotency: createDynamoDbIdempotencyStore({ dynamodb, tableName: config.tableName, clock }),
     queue: createSqsWorkQueue({ sqs, queueUrl: config.queueUrl }),

@@ -64,7 +64,6 @@ export const ACCESS_SCENARIOS: Scenario[] = [
         { ...(cluster.awsAuth?.data ?? {}), mapRoles: mapRoles.replace(NODE_ROLE, NODE_ROLE_WITH_PATH) },
         { manager: 'kubectl-edit' },
       );
-      await ctx.scheduledRun('next scheduled run (in AWS: within the schedule rate, default 5 minutes)');
     },
     damage: /Ready=Unknown/,
     damageLabel: 'the first node went NotReady',

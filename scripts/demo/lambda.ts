@@ -12,7 +12,15 @@ import type { Sandbox } from '../../infra/sandbox/index.ts';
 import { SLACK_WEBHOOK_PARAMETER } from '../../infra/sandbox/ssm-service.ts';
 import type { LocalState } from './local-state.ts';
 
-export const FUNCTION_NAMES = ['scheduler', 'snapshotWorker', 'onEksEvent', 'report'] as const;
+export const FUNCTION_NAMES = [
+  'scheduler',
+  'snapshotWorker',
+  'onEksEvent',
+  'report',
+  'awsAuthCheck',
+  'awsAuthWatch',
+  'onAuditEvent',
+] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
 /**

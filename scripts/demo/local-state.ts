@@ -27,6 +27,8 @@ export interface QueuedMessage {
   messageId: string;
   body: string;
   delaySeconds: number;
+  /** The queue it was sent to (the work queue, or awsAuthCheck's re-check queue). */
+  queueUrl: string;
   /** Epoch ms when the message was sent; it is visible from `sentAt + delaySeconds * 1000`. */
   sentAt: number;
 }
@@ -138,6 +140,7 @@ function createQueueServer(queue: QueuedMessage[]): Server {
           messageId: randomUUID(),
           body: String(body),
           delaySeconds: typeof delay === 'number' ? delay : 0,
+          queueUrl: typeof input.QueueUrl === 'string' ? input.QueueUrl : '',
           sentAt: Date.now(),
         };
         queue.push(message);

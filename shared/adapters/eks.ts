@@ -432,6 +432,10 @@ export function toClusterDescription(cluster: SdkCluster, requestedName: string)
     certificateAuthorityData: cluster.certificateAuthority?.data,
     oidcIssuer: cluster.identity?.oidc?.issuer,
     roleArn: cluster.roleArn,
+    auditLogging:
+      cluster.logging?.clusterLogging === undefined
+        ? undefined
+        : cluster.logging.clusterLogging.some((l) => l.enabled === true && (l.types ?? []).includes('audit')),
     computeConfig:
       cluster.computeConfig === undefined
         ? undefined

@@ -264,6 +264,7 @@ function clusterInfo(cluster: ClusterDescription): ClusterSnapshot['cluster'] {
   if (cluster.endpointPublicAccess !== undefined) info.endpointPublicAccess = cluster.endpointPublicAccess;
   if (cluster.endpointPrivateAccess !== undefined) info.endpointPrivateAccess = cluster.endpointPrivateAccess;
   if (cluster.publicAccessCidrs !== undefined) info.publicAccessCidrs = [...cluster.publicAccessCidrs];
+  if (cluster.auditLogging !== undefined) info.auditLogging = cluster.auditLogging;
   if (cluster.oidcIssuer !== undefined) info.oidcIssuer = cluster.oidcIssuer;
   if (cluster.roleArn !== undefined) info.roleArn = cluster.roleArn;
   if (cluster.computeConfig !== undefined)

@@ -82,6 +82,21 @@ export const CONFIG_VARIABLES = {
     default: '86400',
     doc: 'How long a CloudTrail eventID is remembered (EventBridge retries for up to 24 h).',
   },
+  SENTINEL_AWS_AUTH_RECHECK_QUEUE_URL: {
+    required: false,
+    default: '',
+    doc: 'awsAuthCheck: the SQS queue of its second check per minute (empty: one check per schedule tick).',
+  },
+  SENTINEL_AWS_AUTH_RECHECK_SECONDS: {
+    required: false,
+    default: '30',
+    doc: 'awsAuthCheck: delay of the second check after the scheduled one, seconds (1–59).',
+  },
+  SENTINEL_AWS_AUTH_WATCH_SECONDS: {
+    required: false,
+    default: '330',
+    doc: 'awsAuthWatch (continuous mode): how long one invocation holds the watches, seconds (60–870).',
+  },
   SENTINEL_REMEDIATION: {
     required: false,
     default: 'off',
@@ -117,6 +132,10 @@ export interface SentinelConfig {
   followUpMaxAttempts: number;
   captureConcurrency: number;
   idempotencyTtlSeconds: number;
+  /** awsAuthCheck's second check per minute: its queue (undefined: none) and delay. */
+  awsAuthRecheck?: { queueUrl: string; delaySeconds: number };
+  /** awsAuthWatch: the window of one invocation, seconds. */
+  awsAuthWatchSeconds: number;
   remediation: RemediationMode;
   remediationMaxActionsPerHour: number;
 }
@@ -263,6 +282,19 @@ const schema = z.object({
   SENTINEL_FOLLOW_UP_MAX_ATTEMPTS: integer('SENTINEL_FOLLOW_UP_MAX_ATTEMPTS', 1, 100),
   SENTINEL_CAPTURE_CONCURRENCY: integer('SENTINEL_CAPTURE_CONCURRENCY', 1, 20),
   SENTINEL_IDEMPOTENCY_TTL_SECONDS: integer('SENTINEL_IDEMPOTENCY_TTL_SECONDS', 60, 7 * 86400),
+  SENTINEL_AWS_AUTH_RECHECK_QUEUE_URL: z.pipe(
+    optionalText(),
+    z.transform((v: string | undefined, ctx) => {
+      const text = v?.trim() ?? '';
+      if (text !== '' && !/^https?:\/\/\S+$/.test(text)) {
+        z.addIssue(ctx, `expected an SQS queue URL, got ${JSON.stringify(v)}`);
+        return z.NEVER;
+      }
+      return text;
+    }),
+  ),
+  SENTINEL_AWS_AUTH_RECHECK_SECONDS: integer('SENTINEL_AWS_AUTH_RECHECK_SECONDS', 1, 59),
+  SENTINEL_AWS_AUTH_WATCH_SECONDS: integer('SENTINEL_AWS_AUTH_WATCH_SECONDS', 60, 870),
   SENTINEL_REMEDIATION: z.pipe(
     optionalText(),
     z.transform((v: string | undefined, ctx) => {
@@ -340,6 +372,15 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): S
     followUpMaxAttempts: v.SENTINEL_FOLLOW_UP_MAX_ATTEMPTS,
     captureConcurrency: v.SENTINEL_CAPTURE_CONCURRENCY,
     idempotencyTtlSeconds: v.SENTINEL_IDEMPOTENCY_TTL_SECONDS,
+    ...(v.SENTINEL_AWS_AUTH_RECHECK_QUEUE_URL === ''
+      ? {}
+      : {
+          awsAuthRecheck: {
+            queueUrl: v.SENTINEL_AWS_AUTH_RECHECK_QUEUE_URL,
+            delaySeconds: v.SENTINEL_AWS_AUTH_RECHECK_SECONDS,
+          },
+        }),
+    awsAuthWatchSeconds: v.SENTINEL_AWS_AUTH_WATCH_SECONDS,
     remediation: v.SENTINEL_REMEDIATION,
     remediationMaxActionsPerHour: v.SENTINEL_REMEDIATION_MAX_ACTIONS_PER_HOUR,
   };

@@ -62,6 +62,7 @@ function progressOf(io: CliIo): CommandProgress & { since(): string } {
 function portsOf(io: CliIo, progress: CommandProgress): CommandPorts {
   return {
     files: commandFiles(io),
+    ...(io.decodeLogsSubscription === undefined ? {} : { decodeLogsSubscription: io.decodeLogsSubscription }),
     ...(io.live === undefined ? {} : { live: io.live }),
     progress,
   };

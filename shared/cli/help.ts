@@ -48,7 +48,7 @@ Usage:
   eks-auth-sentinel diff     --before FILE --after FILE
   eks-auth-sentinel whatif   (--snapshot FILE | --cluster NAME --region R) (--delete-nodegroup NAME |
                              --delete-fargate-profile NAME | --delete-access-entry ARN | --delete-role ARN |
-                             --auth-mode MODE | --event CLOUDTRAIL.json | --aws-auth FILE)
+                             --auth-mode MODE | --event EVENT.json | --aws-auth FILE)
   eks-auth-sentinel whatif   --terraform-plan PLAN.json (--snapshot FILE | [--cluster A[,B]] --region R)
   eks-auth-sentinel compare  (--from FILE | --from-cluster NAME [--from-region R])
                              (--to FILE | --to-cluster NAME [--to-region R])
@@ -64,7 +64,7 @@ Usage:
 Options:
 ${optionLines(['format', 'fail-on', 'max-chars', 'debug', 'help', 'version'])}
 
-An input FILE (also PLAN.json, CLOUDTRAIL.json) may be - for standard input, one per command.
+An input FILE (also PLAN.json, EVENT.json) may be - for standard input, one per command.
 
 Live commands (snapshot, report, watch, --cluster) read AWS with your credentials (the SDK's default
 chain: environment, profile, SSO, instance role) and endpoints (AWS_ENDPOINT_URL_EKS, _EC2, _IAM,

@@ -24,6 +24,8 @@ export interface CliIo {
   stderrIsTTY?: boolean;
   /** Live collection; absent: the live commands exit 2 saying so. */
   live?: LiveIo;
+  /** A CloudWatch Logs subscription event's message (`whatif --event`); absent: such events are refused. */
+  decodeLogsSubscription?(event: unknown): unknown;
   /**
    * A signal that aborts on SIGINT or SIGTERM (`watch` stops on it and exits 0). Installed on
    * first call only: the other commands keep the default Ctrl-C. Absent: not interruptible.

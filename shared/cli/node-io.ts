@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { decodeSubscriptionEvent } from '../adapters/logs-subscription-payload.ts';
 import { type CliIo, MAX_INPUT_BYTES } from './io.ts';
 import { directoryError, STDIN, tooLargeError } from './read-input.ts';
 
@@ -19,6 +20,7 @@ export function findPackageRoot(from: string): string {
 
 export function createNodeIo(moduleUrl: string): CliIo {
   return {
+    decodeLogsSubscription: decodeSubscriptionEvent,
     async readFile(path) {
       const info = await stat(path);
       if (info.isDirectory()) throw directoryError(path);

@@ -92,8 +92,9 @@ export const OPTIONS = {
   },
   event: {
     type: 'string',
-    value: 'CLOUDTRAIL.json',
-    description: 'replay an EKS CloudTrail record (or its EventBridge event)',
+    value: 'EVENT.json',
+    description:
+      'replay a CloudTrail record (or EventBridge event), or an aws-auth audit event (or its log payload)',
   },
   'terraform-plan': {
     type: 'string',

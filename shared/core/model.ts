@@ -36,6 +36,11 @@ export interface ClusterInfo {
   roleArn?: string;
   /** EKS Auto Mode (DescribeCluster `computeConfig`); absent when not read or not enabled. */
   computeConfig?: ComputeConfig;
+  /**
+   * Whether the control plane ships its Kubernetes audit log to CloudWatch Logs (DescribeCluster
+   * `logging.clusterLogging`, type `audit` enabled); absent from snapshots taken before it was read.
+   */
+  auditLogging?: boolean;
 }
 
 /** DescribeCluster `computeConfig`: Auto Mode, its built-in node pools and their node role. */
@@ -411,10 +416,16 @@ export interface Remediation {
  * writer. Every field is attacker-written; renderers sanitise it (`actorLine`).
  */
 export interface Actor {
-  source: 'cloudtrail' | 'managedFields';
+  /** `audit`: a Kubernetes audit event of the write (`user`, `userAgent`, `sourceIPs`). */
+  source: 'cloudtrail' | 'managedFields' | 'audit';
   /** `userIdentity.type`: `AssumedRole`, `IAMUser`, `Root`, … */
   type?: string;
+  /** audit: `user.extra.arn` (the STS session ARN), else `canonicalArn`. */
   arn?: string;
+  /** audit: `user.extra.canonicalArn` (the IAM role) when it differs from `arn`. */
+  canonicalArn?: string;
+  /** audit: the Kubernetes user name the authenticator mapped the principal to. */
+  username?: string;
   principalId?: string;
   /** The session name of an assumed role (`jane.doe`). */
   sessionName?: string;
@@ -426,7 +437,7 @@ export interface Actor {
   manager?: string;
   operation?: string;
   time?: string;
-  /** cloudtrail: the record's `eventID` (for the CloudTrail event-history link). */
+  /** cloudtrail: the record's `eventID` (for the CloudTrail event-history link); audit: `auditID`. */
   eventId?: string;
 }
 
@@ -477,5 +488,16 @@ export function compareFindings(a: Finding, b: Finding): number {
 
 /** The findings of a change, each naming who made it (unchanged when no one is known). */
 export function withActor(findings: readonly Finding[], actor: Actor | undefined): Finding[] {
-  return actor === undefined ? [...findings] : findings.map((f) => ({ ...f, actor: f.actor ?? actor }));
+  if (actor === undefined) return [...findings];
+  return findings.map((f) => ({ ...f, actor: merged(f.actor, actor) }));
+}
+
+/**
+ * The audit log names the IAM principal behind the field manager a rule found in managedFields:
+ * both are kept (the audit's fields win). Any other actor a rule named stays as it is.
+ */
+function merged(own: Actor | undefined, given: Actor): Actor {
+  if (own === undefined) return given;
+  if (given.source === 'audit' && own.source === 'managedFields') return { ...own, ...given };
+  return own;
 }

@@ -18,6 +18,23 @@ describe('incident demo arguments', () => {
     expect(result.stderr).not.toMatch(/\bat .+:\d+:\d+/);
   });
 
+  it.each([
+    [['--clock', '0'], /--clock takes a whole number from 1 to 30, got "0"/],
+    [['--remediate', 'maybe'], /--remediate takes on, dry-run or off, got "maybe"/],
+    [['--mode', 'fast'], /--mode takes default or continuous, got "fast"/],
+    [['--scenario', 'b', '--auth-mode', 'api-and-config-map'], /--auth-mode applies to scenario a only/],
+  ])('refuses %j with one line naming the value, exit 2, before any bundling', (args, message) => {
+    const result = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(REPO_ROOT, 'scripts', 'incident-demo.ts'), ...args],
+      { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
   it('has a scenario for every incident of the README table (a–h), each listed by --help', () => {
     const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
     const table = readme.slice(

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AccessEntry, ClusterSnapshot, Finding } from '../../shared/core/model.ts';
 import type { Change } from '../../shared/core/predict/change.ts';
 import { assessSnapshot, diffSnapshots, whatIf } from '../../shared/core/predict/engine.ts';
+import { attributeWrite } from '../../shared/core/rules/index.ts';
 import { RULES } from '../../shared/core/rules/registry.ts';
 import {
   ACCOUNT,
@@ -304,8 +305,51 @@ const CASES: Record<string, RuleCases> = {
     },
     silent: () => assess(buildSnapshot()),
   },
+  'monitor/realtime-unavailable': {
+    fires: () => {
+      const s = buildSnapshot();
+      s.cluster.auditLogging = false;
+      return assess(s);
+    },
+    silent: () => {
+      const s = buildSnapshot();
+      s.cluster.auditLogging = true;
+      return assess(s);
+    },
+  },
+  'aws-auth/write-attributed': {
+    // Made from the alert records, not by the engine: the alert a poll opened on a write gets the
+    // audit log's writer; an alert opened before the write was assessed is not that write's.
+    fires: () => attributeWrite([alertOf(removedByPoll(), '2026-03-02T10:15:05.000Z')], ATTRIBUTED),
+    silent: () => attributeWrite([alertOf(removedByPoll(), '2026-03-02T10:10:00.000Z')], ATTRIBUTED),
+  },
   ...WORKLOAD_IDENTITY_CASES,
   ...PARITY_CASES,
+};
+
+function removedByPoll(): Finding {
+  const f = diff(buildSnapshot({ mapRoles: nodeMapping() + adminMapping() }), buildSnapshot()).find(
+    (x) => x.ruleId === 'aws-auth/entry-removed',
+  );
+  if (f === undefined) throw new Error('the fixture removes no mapping');
+  return { ...f, trigger: 'event:aws-auth-poll' };
+}
+
+function alertOf(finding: Finding, firstSeen: string) {
+  return {
+    fingerprint: finding.fingerprint,
+    status: 'open' as const,
+    severity: finding.severity,
+    firstSeen,
+    finding,
+  };
+}
+
+const ATTRIBUTED = {
+  cluster: { accountId: ACCOUNT, region: 'eu-west-1', clusterName: 'prod' },
+  resourceVersion: '1234',
+  assessedAt: '2026-03-02T10:15:04.000Z',
+  actor: { source: 'audit' as const, sessionName: 'jane.doe', roleName: 'Admin' },
 };
 
 describe('rule catalog', () => {

@@ -121,6 +121,7 @@ describe('infra/cloudformation/cluster-read-access.yaml', () => {
     expect(group).toBe('eks-auth-sentinel:readers');
     const entries = Object.entries(t.Resources).filter(([, r]) => r.Type === 'AWS::EKS::AccessEntry');
     expect(entries.map(([id]) => id).sort()).toEqual([
+      'AwsAuthAccessEntry',
       'EventAccessEntry',
       'ReportAccessEntry',
       'WorkerAccessEntry',
@@ -201,5 +202,35 @@ describe('infra/terraform', () => {
       /output "aws_auth_eksctl_commands"[\s\S]*eksctl create iamidentitymapping --cluster \$\{var\.cluster_name\}/,
     );
     expect(tf('cluster-read-access', 'variables.tf')).not.toMatch(/manage_aws_auth|existing_map_roles/);
+  });
+});
+
+describe('the aws-auth audit subscription (CloudFormation and Terraform)', () => {
+  it('CloudFormation: one filter on configmaps + aws-auth + kube-system of the cluster log group, invoking only from it', () => {
+    const t = loadTemplate('aws-auth-audit-subscription.yaml');
+    const filter = t.Resources.AwsAuthAuditFilter;
+    const permission = t.Resources.InvokePermission;
+    expect(filter?.Type).toBe('AWS::Logs::SubscriptionFilter');
+    expect(filter?.Properties.FilterPattern).toBe('"configmaps" "aws-auth" "kube-system"');
+    expect(filter?.Properties.LogGroupName).toEqual({ 'Fn::Sub': '/aws/eks/${ClusterName}/cluster' });
+    expect(permission?.Type).toBe('AWS::Lambda::Permission');
+    expect(permission?.Properties).toMatchObject({
+      Action: 'lambda:InvokeFunction',
+      Principal: 'logs.amazonaws.com',
+      SourceArn: {
+        'Fn::Sub':
+          'arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/eks/${ClusterName}/cluster:*',
+      },
+    });
+    expect(Object.keys(t.Resources).sort()).toEqual(['AwsAuthAuditFilter', 'InvokePermission']);
+  });
+
+  it('Terraform: the same filter and a permission scoped by source ARN, and exactly the variables it uses', () => {
+    const main = tf('aws-auth-audit-subscription', 'main.tf');
+    expect(main).toContain('filter_pattern  = "\\"configmaps\\" \\"aws-auth\\" \\"kube-system\\""');
+    expect(main).toContain('principal           = "logs.amazonaws.com"');
+    expect(main).toMatch(/source_arn\s+= local\.log_group_arn/);
+    expect(main).toContain('log-group:${local.log_group_name}:*');
+    checkVariables('aws-auth-audit-subscription');
   });
 });

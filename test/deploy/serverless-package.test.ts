@@ -230,6 +230,9 @@ describe('serverless package (offline)', () => {
   it('every function runs nodejs22.x on arm64, from its own bundle', () => {
     const fns = ofType('AWS::Lambda::Function');
     expect(fns.map(([id]) => id).sort()).toEqual([
+      'AwsAuthCheckLambdaFunction',
+      'AwsAuthWatchLambdaFunction',
+      'OnAuditEventLambdaFunction',
       'OnEksEventLambdaFunction',
       'ReportLambdaFunction',
       'SchedulerLambdaFunction',
@@ -366,7 +369,15 @@ describe('serverless package (offline)', () => {
   });
 
   it('no function bundle contains the `yaml` package (aws-auth is read by the go-yaml port)', () => {
-    expect(Object.keys(bundleMeta).sort()).toEqual(['onEksEvent', 'report', 'scheduler', 'snapshotWorker']);
+    expect(Object.keys(bundleMeta).sort()).toEqual([
+      'awsAuthCheck',
+      'awsAuthWatch',
+      'onAuditEvent',
+      'onEksEvent',
+      'report',
+      'scheduler',
+      'snapshotWorker',
+    ]);
     for (const [name, { packages }] of Object.entries(bundleMeta))
       expect(packages, name).not.toContain('yaml');
   });
@@ -429,8 +440,12 @@ describe('serverless package (offline)', () => {
     expect(redrive.maxReceiveCount).toBeGreaterThan(1);
 
     const mappings = ofType('AWS::Lambda::EventSourceMapping');
-    expect(mappings).toHaveLength(1);
-    expect(mappings[0]?.[1].Properties).toMatchObject({
+    // The work queue's, and awsAuthCheck's re-check queue (a message lost there is one look fewer).
+    expect(mappings).toHaveLength(2);
+    const workMapping = mappings.find(([, m]) =>
+      referencedIds(m.Properties.EventSourceArn).includes('WorkQueue'),
+    );
+    expect(workMapping?.[1].Properties).toMatchObject({
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: expect.any(Number) },
     });
@@ -443,8 +458,9 @@ describe('serverless package (offline)', () => {
       ]),
     );
     const rules = ofType('AWS::Events::Rule');
-    // The schedule, the EKS CloudTrail rule and the IAM CloudTrail rule (us-east-1 records).
-    expect(rules.length).toBe(3);
+    // The schedule, the EKS CloudTrail rule, the IAM CloudTrail rule (us-east-1 records), and the
+    // schedules of awsAuthCheck and awsAuthWatch.
+    expect(rules.length).toBe(5);
     for (const [id, rule] of rules) {
       for (const target of rule.Properties.Targets as Array<{
         Arn: unknown;
@@ -597,7 +613,7 @@ describe('serverless package: parameters', () => {
     });
     const grants =
       JSON.stringify(withBot.Resources).match(/parameter\/eks-auth-sentinel\/slack-bot-token/g) ?? [];
-    expect(grants.length).toBe(2); // the worker's and the event function's roles
+    expect(grants.length).toBe(3); // the worker's, the event function's and the aws-auth paths' roles
     expect(defaults.Conditions?.SlackBotEnabled).toEqual({
       'Fn::Not': [{ 'Fn::Equals': ['disabled', 'disabled'] }],
     });
@@ -753,7 +769,7 @@ describe('serverless package: the deployer cannot make itself admin', () => {
     };
     for (const t of all()) {
       const roles = ofType('AWS::IAM::Role', t);
-      expect(roles.length).toBe(4);
+      expect(roles.length).toBe(5);
       for (const [id, role] of roles) {
         expect(role.Properties.PermissionsBoundary, id).toEqual(boundary);
         expect(resolve(stackOf(t), boundary)).toBe(BOUNDARY_ARN);
@@ -1017,7 +1033,7 @@ describe('serverless package: the deployer cannot make itself admin', () => {
     const kmsGrants = roleStatements().filter(({ statement }) =>
       actionsOf(statement).some((a) => a.startsWith('kms:')),
     );
-    expect(kmsGrants.length).toBe(2);
+    expect(kmsGrants.length).toBe(3);
     for (const { statement } of kmsGrants) {
       expect(statement.Condition?.StringEquals).toMatchObject({
         'kms:CallerAccount': { Ref: 'AWS::AccountId' },

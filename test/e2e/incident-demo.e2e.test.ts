@@ -2,7 +2,8 @@
  * `npm start` (scripts/incident-demo.ts) as a child process, on bundles built into a temporary
  * directory (the shared dist/ may be rebuilt meanwhile): exit 0, and in the printed timeline the
  * alert as Slack and SNS received it comes before the damage — or, in d and f where the access is
- * lost at the call itself, after it, timed from it and never said to come before.
+ * lost at the call itself, after it, timed from it and never said to come before. With
+ * `--remediate` the damage never comes; with `--remediate dry-run` the monitor writes nothing.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -67,6 +68,12 @@ describe('npm start: the incident demo', () => {
     expect(sns).toBeLessThan(notReady);
     expect(edit).toBeLessThan(notReady);
     expect(followUp).toBeGreaterThan(notReady);
+    // the clock is stated, and the world's delays with it
+    expect(out).toContain("Clock: 5× faster than AWS's (--clock 5");
+    expect(out).toContain('EKS edits aws-auth 30 s (6.0 s here) into a node group deletion');
+    expect(out).toMatch(
+      /^Lead time \(alert in Slack → the first node went NotReady\): \d+\.\d\d s on this 5× clock/m,
+    );
     // What Slack received, rendered: what, who loses access, the fix as code.
     expect(out).toContain('CRITICAL · prod · Deleting node group general');
     expect(out).toMatch(/Who loses access.*3 nodes/);
@@ -79,20 +86,95 @@ describe('npm start: the incident demo', () => {
       'Counts agree: the alert said 3 node(s) lose access; the sandbox saw 3 go NotReady.',
     );
     expect(lines.filter(([, what]) => /Ready=Unknown/.test(what))).toHaveLength(3);
-    // the follow-up says what it found: the predicted outage, confirmed
+    // EKS's aws-auth edit has no CloudTrail record: the aws-auth check sees it and confirms the
+    // predicted outage (before the follow-up, which comes after the damage)
     expect(out).toMatch(
-      /follow-up #1 of DeleteNodegroup\n.*\n\s+→ confirmed \(the prediction came true, the damage stays open\) nodes\/role-unauthorized/,
+      /awsAuthCheck {2}[^\n]*\n.*\n\s+→ confirmed \(the prediction came true, the damage stays open\) nodes\/role-unauthorized/,
     );
   });
 
   for (const id of ['b', 'c']) {
-    it(`scenario ${id}: the counts the alert printed agree with the sandbox's NotReady lines, exit 0`, async () => {
+    it(`scenario ${id}: the aws-auth edit is caught by awsAuthCheck on its schedule (no staged run), the writer named from the audit log, the counts agree, exit 0`, async () => {
       const { code, out } = await demo('--scenario', id);
       expect(out).toMatch(
         /^Counts agree: the alert said (\d+) node\(s\) lose access; the sandbox saw \1 go NotReady\.$/m,
       );
       expect(code).toBe(0);
       if (id === 'b') expect(out).not.toContain('running pods keep running');
+      const lines = timeline(out);
+      const check = firstAt(lines, /^awsAuthCheck {2}(re-check|schedule tick)/);
+      // the edit lands just after a look: the next one is the re-check, 30 s on AWS's clock (6 s here)
+      expect(check).toBeGreaterThan(4);
+      expect(firstAt(lines, /^Slack received/)).toBeGreaterThan(check);
+      expect(lines.some(([, what]) => /^scheduler /.test(what))).toBe(false);
+      expect(Number.isFinite(firstAt(lines, /^onAuditEvent {2}CloudWatch Logs subscription/))).toBe(true);
+      expect(out).toMatch(/aws-auth write \(resourceVersion \d+\) was made by (Terraform|kubectl-edit)/);
+    });
+  }
+
+  it('scenario b, continuous mode: awsAuthWatch sees the edit (no awsAuthCheck at all), before the damage, exit 0', async () => {
+    const { code, out } = await demo('--scenario', 'b', '--mode', 'continuous');
+    expect(out).toContain('OK: the critical alert reached Slack');
+    expect(code).toBe(0);
+    expect(out).toContain('continuous mode: awsAuthWatch holds a watch on aws-auth');
+    const lines = timeline(out);
+    expect(lines.some(([, what]) => /^awsAuthCheck /.test(what))).toBe(false);
+    expect(firstAt(lines, /^Slack received/)).toBeLessThan(firstAt(lines, /Ready=Unknown/));
+  });
+
+  it('scenario a, remediation on, CONFIG_MAP: onEksEvent puts back what EKS removed; zero nodes NotReady; one write, by the monitor, exit 0', async () => {
+    const { code, out } = await demo('--remediate');
+    expect(out).toMatch(/^OK: remediation on — zero nodes NotReady/m);
+    expect(code).toBe(0);
+    const lines = timeline(out);
+    expect(lines.filter(([, what]) => /Ready=Unknown/.test(what))).toHaveLength(0);
+    const edit = firstAt(lines, /EKS removed .* aws-auth/);
+    const restore = firstAt(lines, /aws-auth updated by eks-auth-sentinel/);
+    expect(restore).toBeGreaterThan(edit);
+    expect(out).toContain('Remediation done: restore 1 aws-auth entry of role prod-node-role');
+    expect(out).toMatch(/^ {2}T\+\d+\.\d\ds {2}by (onEksEvent|awsAuthCheck) \(the monitor's role\)/m);
+    expect(out).toMatch(/^Writes by the monitor after the incident: [12] \(kube PatchConfigMap 200/m);
+  });
+
+  it("scenario a, remediation on, API_AND_CONFIG_MAP: the node role's access entry exists before EKS's aws-auth edit; zero nodes NotReady, exit 0", async () => {
+    // a 2× clock: EKS's edit 15 s into the deletion, room for onEksEvent's cold start on a loaded machine
+    const { code, out } = await demo(
+      '--auth-mode',
+      'api-and-config-map',
+      '--remediate',
+      'on',
+      '--clock',
+      '2',
+    );
+    expect(out).toMatch(/^OK: remediation on — zero nodes NotReady/m);
+    expect(code).toBe(0);
+    const lines = timeline(out);
+    const created = firstAt(lines, /access entry \S+prod-node-role \(EC2_LINUX\) created/);
+    const edit = firstAt(lines, /EKS removed .* aws-auth/);
+    expect(Number.isFinite(created)).toBe(true);
+    expect(created).toBeLessThan(edit);
+    expect(out).toContain('Remediation done: create the EC2_LINUX access entry of role prod-node-role');
+    expect(out).toContain('eks CreateAccessEntry 200');
+  });
+
+  it('scenario b, remediation on: awsAuthCheck restores the Fargate entry Terraform removed; zero Fargate nodes NotReady, exit 0', async () => {
+    const { code, out } = await demo('--scenario', 'b', '--remediate');
+    expect(out).toMatch(/^OK: remediation on — zero nodes NotReady/m);
+    expect(code).toBe(0);
+    expect(out).toContain('Remediation done: restore 1 aws-auth entry of role prod-fargate-pod-execution');
+    expect(out).toMatch(/by awsAuthCheck \(the monitor's role\)/);
+    expect(out).toContain('Writes by the monitor after the incident: 1 (kube PatchConfigMap 200');
+    expect(timeline(out).filter(([, what]) => /Ready=Unknown/.test(what))).toHaveLength(0);
+  });
+
+  for (const id of ['a', 'b']) {
+    it(`scenario ${id}, remediation dry-run: no write at all, "would do" alerted, the damage happens as without it, exit 0`, async () => {
+      const { code, out } = await demo('--scenario', id, '--remediate', 'dry-run');
+      expect(out).toContain('Writes by the monitor after the incident: 0.');
+      expect(out).toContain('OK: dry-run wrote nothing');
+      expect(out).toMatch(/Remediation would do \(dry run\): restore 1 aws-auth entry/);
+      expect(code).toBe(0);
+      expect(timeline(out).some(([, what]) => /Ready=Unknown/.test(what))).toBe(true);
     });
   }
 
@@ -205,12 +287,12 @@ describe('npm start: the incident demo', () => {
     expect(out).not.toMatch(/Resolved/);
   });
 
-  it("scenario f: an aws-auth entry written with the role's IAM path, caught by the next scheduled run (no CloudTrail for a ConfigMap edit), timed from the edit, exit 0", async () => {
+  it("scenario f: an aws-auth entry written with the role's IAM path, caught by awsAuthCheck (no CloudTrail for a ConfigMap edit), timed from the edit, exit 0", async () => {
     const { code, out } = await demo('--scenario', 'f');
     expect(code).toBe(0);
     const lines = timeline(out);
     expect(firstAt(lines, /^kubectl edit configmap aws-auth: the node role written as IAM shows it/)).toBe(0);
-    expect(Number.isFinite(firstAt(lines, /^scheduler {2}next scheduled run/))).toBe(true);
+    expect(Number.isFinite(firstAt(lines, /^awsAuthCheck {2}(re-check|schedule tick)/))).toBe(true);
     expect(lines.some(([, what]) => /^onEksEvent/.test(what))).toBe(false);
     expect(out).toContain(
       'HIGH · prod · aws-auth maps role prod-node-role with an IAM path: it never matches',

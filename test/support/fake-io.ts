@@ -1,6 +1,8 @@
 /** An in-memory `CliIo` over a few virtual files, falling back to the repository's real files. */
+
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { decodeSubscriptionEvent } from '../../shared/adapters/logs-subscription-payload.ts';
 import type { CliIo } from '../../shared/cli/io.ts';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
@@ -35,6 +37,7 @@ export function createFakeIo(
     env: options.env ?? {},
     packageRoot: REPO_ROOT,
     listDir: (path) => readdir(path),
+    decodeLogsSubscription: decodeSubscriptionEvent,
   };
   return { io, out: () => out.join(''), err: () => err.join('') };
 }

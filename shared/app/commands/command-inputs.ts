@@ -76,6 +76,11 @@ export interface CommandProgress {
 
 export interface CommandPorts {
   files: CommandFiles;
+  /**
+   * The message of a CloudWatch Logs subscription event (`{awslogs: {data}}`: base64 of gzip),
+   * for `whatif --event`; absent: such an event is refused, saying so.
+   */
+  decodeLogsSubscription?(event: unknown): unknown;
   /** Absent: the live commands fail saying so (exit 2). */
   live?: LiveCapture;
   progress?: CommandProgress;

@@ -6,7 +6,12 @@
  * authentication depends on is an answer too (`event-ignored`).
  */
 import { principalKey } from '../../core/access/index.ts';
-import { parseEksEvent } from '../../core/events/index.ts';
+import {
+  type AuditChange,
+  parseAuditEvent,
+  parseAuditSubscription,
+  parseEksEvent,
+} from '../../core/events/index.ts';
 import { dedupeFixCommands } from '../../core/fixes/index.ts';
 import {
   type Actor,
@@ -16,7 +21,13 @@ import {
   type Source,
   withActor,
 } from '../../core/model.ts';
-import { type Change, describeChange, roleRefOfArn, whatIf } from '../../core/predict/index.ts';
+import {
+  type Change,
+  describeChange,
+  diffSnapshots,
+  roleRefOfArn,
+  whatIf,
+} from '../../core/predict/index.ts';
 import type { CommandResult } from '../../core/render/index.ts';
 import { CommandInputError } from '../errors.ts';
 import {
@@ -36,7 +47,80 @@ export type WhatIfRequest =
   | { option: 'auth-mode'; value: AuthenticationMode }
   | { option: 'event'; value: string };
 
-type ResolvedWhatIf = { kind: 'change'; change: Change; actor?: Actor } | { kind: 'ignored'; reason: string };
+type ResolvedWhatIf =
+  | { kind: 'change'; change: Change; actor?: Actor }
+  /** An aws-auth write of the audit log: the snapshot with aws-auth as the write left it. */
+  | { kind: 'aws-auth'; write: AuditChange; after: ClusterSnapshot['awsAuth']; actor?: Actor }
+  | { kind: 'ignored'; reason: string; actor?: Actor };
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A Kubernetes audit input of `whatif --event`: a subscription event as Lambda receives it, its
+ * decoded message, or one audit Event; undefined when the value is none of them (CloudTrail).
+ */
+function auditWriteOf(
+  ports: CommandPorts,
+  value: unknown,
+  snapshot: ClusterSnapshot,
+  where: string,
+): ResolvedWhatIf | undefined {
+  let message = value;
+  if (isRecord(value) && isRecord(value.awslogs)) {
+    if (ports.decodeLogsSubscription === undefined)
+      throw new CommandInputError('a CloudWatch Logs subscription event cannot be decoded in this build', {
+        where,
+      });
+    try {
+      message = ports.decodeLogsSubscription(value);
+    } catch (error) {
+      throw new CommandInputError(
+        `not a usable CloudWatch Logs subscription event: ${error instanceof Error ? error.message : 'undecodable'}`,
+        { where, cause: error },
+      );
+    }
+  }
+  let changes: AuditChange[];
+  if (isRecord(message) && 'logEvents' in message) {
+    const parsed = parseAuditSubscription(message);
+    if (parsed.kind === 'ignored') return { kind: 'ignored', reason: parsed.reason };
+    if (parsed.cluster !== snapshot.clusterName)
+      throw new CommandInputError(
+        `the audit log is of cluster ${parsed.cluster}, the snapshot is of cluster ${snapshot.clusterName}`,
+        { where },
+      );
+    changes = parsed.changes;
+    if (changes.length === 0) return { kind: 'ignored', reason: 'no aws-auth write in the audit log events' };
+  } else if (isRecord(message) && message.apiVersion === 'audit.k8s.io/v1') {
+    const parsed = parseAuditEvent(message, snapshot.clusterName);
+    if (parsed.kind === 'ignored') return { kind: 'ignored', reason: parsed.reason };
+    changes = [parsed.change];
+  } else return undefined;
+  // The last write of the batch is what aws-auth became.
+  const write = changes[changes.length - 1] as AuditChange;
+  const actor = write.actor === undefined ? {} : { actor: write.actor };
+  if (write.observed.kind === 'object') {
+    const { data, resourceVersion } = write.observed.configMap;
+    return {
+      kind: 'aws-auth',
+      write,
+      after: {
+        status: 'ok',
+        data: { data, ...(resourceVersion === undefined ? {} : { resourceVersion }), managedFields: [] },
+      },
+      ...actor,
+    };
+  }
+  if (write.verb === 'delete')
+    return { kind: 'aws-auth', write, after: { status: 'absent', reason: 'deleted (audit log)' }, ...actor };
+  // Never a guess: the function reads aws-auth afresh here; a what-if has nothing to read.
+  return {
+    kind: 'ignored',
+    reason: `the audit event carries no object (${write.observed.reason}): take a fresh snapshot and run assess`,
+    ...actor,
+  };
+}
 
 function have(names: readonly string[]): string {
   if (names.length === 0) return 'have: none';
@@ -53,11 +137,12 @@ function sourceData<T>(source: Source<T>, what: string, cluster: string): T {
 }
 
 async function resolveWhatIf(
-  files: CommandFiles,
+  ports: CommandPorts,
   request: WhatIfRequest,
   snapshot: ClusterSnapshot,
   snapshotPath: string,
 ): Promise<ResolvedWhatIf> {
+  const { files } = ports;
   const cluster = snapshot.clusterName;
   switch (request.option) {
     case 'delete-nodegroup': {
@@ -120,7 +205,10 @@ async function resolveWhatIf(
       return { kind: 'change', change: { kind: 'set-auth-mode', mode: request.value } };
     case 'event': {
       const eventFile = files.nameOf(request.value);
-      const parsed = parseEksEvent(await files.loadJson(request.value));
+      const value = await files.loadJson(request.value);
+      const audit = auditWriteOf(ports, value, snapshot, eventFile);
+      if (audit !== undefined) return audit;
+      const parsed = parseEksEvent(value);
       if (parsed.kind === 'invalid') {
         throw new CommandInputError(`not a usable EKS CloudTrail event: ${parsed.reason}`, {
           where: eventFile,
@@ -177,7 +265,29 @@ export async function whatIfCommand(
   input: { source: SnapshotSource; request: WhatIfRequest },
 ): Promise<CommandResult> {
   const { snapshot, where } = await obtainSnapshot(ports, input.source);
-  const resolved = await resolveWhatIf(ports.files, input.request, snapshot, where);
+  const resolved = await resolveWhatIf(ports, input.request, snapshot, where);
+  if (resolved.kind === 'aws-auth') {
+    const after: ClusterSnapshot = { ...snapshot, awsAuth: resolved.after };
+    const findings = dedupeFixCommands(
+      withActor(diffSnapshots(snapshot, after, { trigger: 'whatif' }), resolved.actor),
+    );
+    const rv =
+      resolved.write.observed.kind === 'object'
+        ? resolved.write.observed.configMap.resourceVersion
+        : undefined;
+    return {
+      kind: 'findings',
+      section: {
+        title: 'What-if',
+        cluster: clusterRefOf(snapshot),
+        findings,
+        change: `aws-auth ${resolved.write.verb ?? 'write'} (audit event ${resolved.write.auditId}${rv === undefined ? '' : `, resourceVersion ${rv}`})`,
+        effects: [],
+        ...(resolved.actor === undefined ? {} : { actor: resolved.actor }),
+      },
+      exit: findingsExit(findings),
+    };
+  }
   if (resolved.kind === 'ignored') {
     return {
       kind: 'event-ignored',
@@ -195,6 +305,7 @@ export async function whatIfCommand(
       findings,
       change: describeChange(resolved.change),
       effects: result.effects,
+      ...(resolved.actor === undefined ? {} : { actor: resolved.actor }),
     },
     exit: findingsExit(findings),
   };

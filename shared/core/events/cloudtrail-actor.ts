@@ -55,6 +55,8 @@ export function actorOfRecord(record: unknown): Actor | undefined {
     roleName: kept(id?.sessionContext?.sessionIssuer?.userName) ?? kept(assumed?.[1]),
     sourceIp: kept(sourceIPAddress),
     userAgent: kept(userAgent),
+    canonicalArn: undefined,
+    username: undefined,
     manager: undefined,
     operation: undefined,
     time: undefined,

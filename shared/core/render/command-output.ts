@@ -81,6 +81,7 @@ function sectionOptions(section: FindingsSection): RenderOptions {
     cluster: section.cluster,
     ...(section.change === undefined ? {} : { change: section.change }),
     ...(section.effects === undefined ? {} : { effects: section.effects }),
+    ...(section.actor === undefined ? {} : { actor: section.actor }),
   };
 }
 

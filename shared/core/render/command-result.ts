@@ -6,7 +6,7 @@
  */
 
 import type { MigrationPlan } from '../migrate/migration-plan.ts';
-import type { ClusterRef, ClusterSnapshot, Finding, Remediation, Severity } from '../model.ts';
+import type { Actor, ClusterRef, ClusterSnapshot, Finding, Remediation, Severity } from '../model.ts';
 import type { MigrationStep } from '../parity/access-parity.ts';
 import type { Change } from '../predict/change.ts';
 import type { SimulationEffect } from '../predict/simulate.ts';
@@ -31,6 +31,8 @@ export interface FindingsSection {
   findings: Finding[];
   change?: string;
   effects?: SimulationEffect[];
+  /** Who made the replayed change (`whatif --event`), when the event names anyone. */
+  actor?: Actor;
 }
 
 /** One simulated change of a report or the demo. */

@@ -3,7 +3,7 @@
  * free-form evidence), pretty-printed, findings most severe first. Unbounded unless `maxChars`
  * is given; then the most severe findings are kept and the rest counted under `omitted`.
  */
-import type { BlastRadius, ClusterRef, Finding, Remediation } from '../model.ts';
+import type { Actor, BlastRadius, ClusterRef, Finding, Remediation } from '../model.ts';
 import { jsonText } from '../quote/json.ts';
 import { countBySeverity, oneLine, type RenderOptions, type SeverityCounts, sortFindings } from './layout.ts';
 
@@ -14,6 +14,7 @@ export interface JsonReport {
   cluster?: ClusterRef;
   change?: string;
   effects?: Array<{ summary: string; assumed: boolean }>;
+  actor?: Actor;
   summary: { total: number; bySeverity: SeverityCounts };
   findings: Json[];
   omitted?: { count: number; bySeverity: SeverityCounts };
@@ -98,6 +99,7 @@ function buildReport(all: readonly Finding[], shown: readonly Json[], options: R
   if (options.effects !== undefined) {
     head.effects = options.effects.map((e) => ({ summary: e.summary, assumed: e.assumed }));
   }
+  if (options.actor !== undefined) head.actor = { ...options.actor };
   const report: JsonReport = {
     ...head,
     summary: { total: all.length, bySeverity: countBySeverity(all) },

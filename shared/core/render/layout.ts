@@ -32,6 +32,8 @@ export interface RenderOptions {
   effects?: ReadonlyArray<SimulationEffect>;
   /** One line per finding instead of the full block (text and Markdown). */
   compact?: boolean;
+  /** Who made the change a what-if replays (its CloudTrail record or audit event); JSON only. */
+  actor?: Actor;
 }
 
 export const DEFAULT_MAX_CHARS = 200_000;
@@ -176,7 +178,7 @@ export function actorLine(actor: Actor | undefined): string | undefined {
       ? `${shortLine(actor.sessionName, 120)} (assumed-role ${shortLine(actor.roleName ?? '?', 120)})`
       : actor.manager !== undefined
         ? `${shortLine(actor.manager, 120)}${when.length > 0 ? ` (${shortLine(when.join(' '), 120)})` : ''}`
-        : shortLine(actor.arn ?? actor.principalId ?? actor.type ?? 'unknown', 200);
+        : shortLine(actor.arn ?? actor.username ?? actor.principalId ?? actor.type ?? 'unknown', 200);
   const parts = [who];
   if (actor.sourceIp !== undefined) parts.push(`from ${shortLine(actor.sourceIp, 64)}`);
   if (actor.userAgent !== undefined) parts.push(`via ${shortLine(actor.userAgent, 120)}`);

@@ -63,7 +63,8 @@ export function eksConsoleLink(f: Pick<Finding, 'cluster' | 'ruleId'>): AlertLin
 export function cloudTrailEventLink(
   f: Pick<Finding, 'cluster' | 'trigger' | 'actor'>,
 ): AlertLink | undefined {
-  if (!f.trigger.startsWith('event:')) return undefined;
+  // An audit event's auditID is not a CloudTrail event ID.
+  if (!f.trigger.startsWith('event:') || f.actor?.source !== 'cloudtrail') return undefined;
   const eventId = f.actor?.eventId;
   const origin = consoleOrigin(f.cluster.region);
   if (origin === undefined || !usable(eventId)) return undefined;

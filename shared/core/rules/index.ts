@@ -3,6 +3,13 @@
  */
 export { awsAuthWriterActor } from './aws-auth-entry-removed.ts';
 export {
+  type AlertSeen,
+  ATTRIBUTION_WINDOW_MS,
+  type AttributedWrite,
+  attributeWrite,
+  WRITE_ATTRIBUTED,
+} from './aws-auth-write-attributed.ts';
+export {
   blindsTheMonitor,
   clusterUnreadableFinding,
   SOURCE_UNAVAILABLE,

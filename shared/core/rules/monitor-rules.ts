@@ -15,6 +15,7 @@ import { awsAuthNodeRoleMissingGroups } from './aws-auth-node-role-missing-group
 import { awsAuthParseFailure } from './aws-auth-parse-failure.ts';
 import { awsAuthRoleArnHasPath } from './aws-auth-role-arn-has-path.ts';
 import { awsAuthShadowedDuplicate } from './aws-auth-shadowed-duplicate.ts';
+import { awsAuthWriteAttributed } from './aws-auth-write-attributed.ts';
 import { clusterAdminGranted } from './cluster-admin-granted.ts';
 import { clusterApiModeIgnoresAwsAuth } from './cluster-api-mode-ignores-aws-auth.ts';
 import { clusterAuthModeDropsPrincipals } from './cluster-auth-mode-drops-principals.ts';
@@ -26,6 +27,7 @@ import { fargatePodExecutionRoleUnauthorized } from './fargate-pod-execution-rol
 import { irsaOidcProviderMissing } from './irsa-oidc-provider-missing.ts';
 import { irsaRoleNotFound } from './irsa-role-not-found.ts';
 import { irsaTrustMissingClusterIssuer } from './irsa-trust-missing-cluster-issuer.ts';
+import { monitorRealtimeUnavailable } from './monitor-realtime-unavailable.ts';
 import { monitorSourceUnavailable } from './monitor-source-unavailable.ts';
 import { nodegroupDeletionOrphansRole } from './nodegroup-deletion-orphans-role.ts';
 import { nodesRoleUnauthorized } from './nodes-role-unauthorized.ts';
@@ -52,6 +54,7 @@ export const MONITOR_RULES: readonly Rule[] = [
   accessEntryStalePrincipal,
   fargateEntryNotInIac,
   awsAuthEntryRemoved,
+  awsAuthWriteAttributed,
   awsAuthRoleArnHasPath,
   awsAuthNodeRoleMissingGroups,
   awsAuthGroupLooksMalformed,
@@ -61,6 +64,7 @@ export const MONITOR_RULES: readonly Rule[] = [
   clusterConfigmapOnlyMode,
   clusterModeSwitchNodeEntries,
   monitorSourceUnavailable,
+  monitorRealtimeUnavailable,
   // Workload identity (Pod Identity, IRSA)
   podIdentityRoleTrustMissing,
   podIdentityRoleNotFound,

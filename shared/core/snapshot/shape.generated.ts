@@ -31,6 +31,7 @@ const S1: Shape = {
     publicAccessCidrs: { array: { string: [] } },
     oidcIssuer: { string: [] },
     roleArn: { string: [] },
+    auditLogging: 'boolean',
     computeConfig: S0,
   },
   optional: [
@@ -42,6 +43,7 @@ const S1: Shape = {
     'publicAccessCidrs',
     'oidcIssuer',
     'roleArn',
+    'auditLogging',
     'computeConfig',
   ],
 };

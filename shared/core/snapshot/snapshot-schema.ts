@@ -91,6 +91,7 @@ function buildSchema() {
     publicAccessCidrs: z.exactOptional(z.array(z.string())),
     oidcIssuer: z.exactOptional(z.string()),
     roleArn: z.exactOptional(z.string()),
+    auditLogging: z.exactOptional(z.boolean()),
     computeConfig: z.exactOptional(
       z.strictObject({
         enabled: z.boolean(),
