@@ -103,6 +103,7 @@ const WRITE_ACTIONS = new Set([
 /** The actions only `remediation=on` adds, to onEksEvent's role alone. */
 const REMEDIATION_ONLY = new Set([
   'OnEksEventRole: dynamodb:UpdateItem',
+  'AwsAuthRole: dynamodb:UpdateItem',
   'OnEksEventRole: eks:CreateAccessEntry',
   'OnEksEventRole: eks:AssociateAccessPolicy',
   'OnEksEventRole: iam:PassRole',
@@ -574,12 +575,15 @@ describe('serverless package: parameters', () => {
     expect(JSON.stringify(defaults)).not.toMatch(/remediators|configmaps/);
   });
 
-  it("remediation=on: onEksEvent alone may create node access entries of this account's clusters", () => {
+  it("remediation=on: onEksEvent alone may create node access entries of this account's clusters; the aws-auth paths only keep the ledger", () => {
     expect(conditionHolds(remediationOn, 'RemediationOn')).toBe(true);
     const writes = effectiveStatements(remediationOn).filter(({ statement }) =>
       String(statement.Sid ?? '').startsWith('Remediation'),
     );
     expect(writes.map((w) => `${w.role}: ${w.statement.Sid}`).sort()).toEqual([
+      // The aws-auth paths restore through Kubernetes RBAC: their role only records and caps.
+      'AwsAuthRole: RemediationLedger',
+      'AwsAuthRole: RemediationRateLimit',
       'OnEksEventRole: RemediationAssociateAutoNodePolicy',
       'OnEksEventRole: RemediationCreateAccessEntry',
       'OnEksEventRole: RemediationLedger',
