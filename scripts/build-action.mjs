@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { KEEP_NAMES_BANNER, keepClassNames } from './keep-class-names.mjs';
+import { nodeFetchUsesNodeUrl } from './node-fetch-uses-node-url.mjs';
 
 const { values } = parseArgs({
   options: { outfile: { type: 'string', default: 'action/cli.mjs' } },
@@ -17,27 +18,6 @@ const { values } = parseArgs({
 const root = resolve(import.meta.dirname, '..');
 const { version } = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8'));
 if (typeof version !== 'string') throw new Error('package.json has no version');
-
-/**
- * node-fetch 2 (@kubernetes/client-node's HTTP client) takes `URL` from node:url and falls back
- * to the whatwg-url package only where Node has none, which no supported Node is. That package
- * requires the `punycode` built-in, which Node 22 deprecates at run time: every live command
- * would print the DEP0040 warning. So whatwg-url, for node-fetch alone, is Node's own URL.
- */
-const nodeFetchUsesNodeUrl = {
-  name: 'node-fetch-uses-node-url',
-  setup(b) {
-    b.onResolve({ filter: /^whatwg-url$/ }, (args) =>
-      /[\\/]node_modules[\\/]node-fetch[\\/]/.test(args.importer)
-        ? { path: 'whatwg-url', namespace: 'node-url' }
-        : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'node-url' }, () => ({
-      contents: 'module.exports = { URL: globalThis.URL };',
-      loader: 'js',
-    }));
-  },
-};
 
 await build({
   absWorkingDir: root,
