@@ -4,17 +4,27 @@
  * be what the sources build today (rebuilt here into a directory of the test's own and compared
  * byte for byte), must run from a directory with no package.json and no node_modules around it
  * (the version is built in), and must run the Action's command both from files and live against
- * the sandbox on Node 22. On Node 20 (the machine's), the live CLI prints nothing of the AWS SDK's
+ * the sandbox on Node 22, and run as action.yml's check step runs it. On Node 20 (the machine's), the live CLI prints nothing of the AWS SDK's
  * Node version warning.
  *
  * Node 22 comes from tools/node22 (`npm ci --prefix tools/node22`); without it the Node 22 runs
  * are skipped with a loud reason.
  */
-import { execFile, execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { type Sandbox, startSandbox } from '../../infra/sandbox/index.ts';
 import { loadScenario, ROOT } from '../support/snapshot-builder.ts';
 
@@ -109,6 +119,43 @@ describe('action/cli.mjs (the Action’s single-file CLI)', () => {
     const report = JSON.parse(r.out) as { tool: { version: string } };
     expect(report.tool.version).toBe(version);
     expect(r.out).toContain('"ruleId": "nodegroup/deletion-orphans-role"');
+  });
+
+  it.skipIf(!HAVE_NODE22)('runs as action.yml’s check step runs it, with Node 22 first on PATH', () => {
+    const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
+      runs: { steps: { id?: string; run?: string }[] };
+    };
+    const script = action.runs.steps.find((s) => s.id === 'check')?.run ?? 'exit 99';
+    // The Action's checkout: the committed artifact where action.yml looks for it, nothing else.
+    const actionPath = join(work, 'action-checkout');
+    mkdirSync(join(actionPath, 'action'), { recursive: true });
+    copyFileSync(ARTIFACT, join(actionPath, 'action', 'cli.mjs'));
+    const summary = join(work, 'summary.md');
+    const output = join(work, 'output');
+    writeFileSync(summary, '');
+    writeFileSync(output, '');
+    const path = `${dirname(NODE22)}:${process.env.PATH ?? ''}`;
+    const env = {
+      PATH: path,
+      HOME: work,
+      GITHUB_ACTION_PATH: actionPath,
+      GITHUB_STEP_SUMMARY: summary,
+      GITHUB_OUTPUT: output,
+      RUNNER_TEMP: work,
+      PLAN,
+      SNAPSHOT,
+      REGION: '',
+      CLUSTER: '',
+      FAIL_ON: 'critical',
+    };
+    expect(spawnSync('node', ['--version'], { env, encoding: 'utf8' }).stdout).toMatch(/^v22\./);
+    const r = spawnSync('bash', ['-e', '-c', script], { cwd: work, env, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(1);
+    const text = readFileSync(summary, 'utf8');
+    expect(text).toContain(`Checked by eks-auth-sentinel ${version} (snapshot schema 1).`);
+    expect(text).toContain('### CRITICAL · `nodegroup/deletion-orphans-role`');
+    expect(readFileSync(output, 'utf8')).toContain('exit-code=1');
   });
 
   describe('live, against the sandbox', () => {

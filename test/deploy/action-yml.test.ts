@@ -46,7 +46,9 @@ describe('action.yml (the composite GitHub Action)', () => {
   });
 
   it('runs the committed single-file CLI on Node 22, with nothing installed or built per job', () => {
-    expect(check?.run).toContain('node "$GITHUB_ACTION_PATH/action/cli.mjs"');
+    expect(check?.run).toContain('cli="$GITHUB_ACTION_PATH/action/cli.mjs"');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash array, not a JS template
+    expect(check?.run).toContain('node "$cli" "${args[@]}"');
     expect(pkg.scripts['build:action']).toBe('node scripts/build-action.mjs');
     const node = steps.find((s) => s.uses?.startsWith('actions/setup-node@'));
     expect(String(node?.with?.['node-version'])).toBe('22');
@@ -104,6 +106,10 @@ process.exit(r.status ?? 3);
     });
     expect(r.code).toBe(1);
     expect(r.summary).toContain('# eks-auth-sentinel: Terraform plan check');
+    const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    expect(r.summary).toContain(`Checked by eks-auth-sentinel ${version} (snapshot schema 1).`);
     expect(r.summary).toContain('### CRITICAL · `nodegroup/deletion-orphans-role`');
     expect(r.output).toContain('exit-code=1');
   });
