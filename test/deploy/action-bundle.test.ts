@@ -4,8 +4,8 @@
  * be what the sources build today (rebuilt here into a directory of the test's own and compared
  * byte for byte), must run from a directory with no package.json and no node_modules around it
  * (the version is built in), and must run the Action's command both from files and live against
- * the sandbox on Node 22, and run as action.yml's check step runs it. On Node 20 (the machine's), the live CLI prints nothing of the AWS SDK's
- * Node version warning.
+ * the sandbox on Node 22, and as action.yml's check step runs it. On Node 20 (the machine's), the
+ * live CLI prints nothing of the AWS SDK's Node version warning.
  *
  * Node 22 comes from tools/node22 (`npm ci --prefix tools/node22`); without it the Node 22 runs
  * are skipped with a loud reason.
