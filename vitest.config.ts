@@ -16,6 +16,7 @@ import { defineConfig } from 'vitest/config';
  * 2 workers and 341 s with 3, both at idle (.ci/run's log).
  */
 export const BUILD = [
+  'test/deploy/action-bundle.test.ts',
   'test/deploy/serverless-package.test.ts',
   'test/deploy/function-bundles.test.ts',
   'test/e2e/cli-bundle.e2e.test.ts',

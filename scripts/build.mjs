@@ -24,6 +24,7 @@ import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { compileCore, coreRequire, runCore } from './cli-core-script.mjs';
 import { KEEP_NAMES_BANNER, keepClassNames } from './keep-class-names.mjs';
+import { nodeFetchUsesNodeUrl } from './node-fetch-uses-node-url.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -138,7 +139,7 @@ async function buildVendor(names) {
   const contents = `${lines.join('\n')}\nexport const packages = {\n${entries.join('\n')}\n};\n`;
   const result = await build({
     ...common,
-    plugins: [],
+    plugins: [nodeFetchUsesNodeUrl],
     stdin: { contents, resolveDir: process.cwd(), sourcefile: 'live-packages.mjs', loader: 'js' },
     outfile: join(chunks, 'live.cjs'),
     format: 'cjs',

@@ -15,6 +15,7 @@ interface Step {
   shell?: string;
   env?: Record<string, string>;
   'working-directory'?: string;
+  with?: Record<string, unknown>;
 }
 
 const action = parse(readFileSync(join(REPO_ROOT, 'action.yml'), 'utf8')) as {
@@ -25,7 +26,6 @@ const action = parse(readFileSync(join(REPO_ROOT, 'action.yml'), 'utf8')) as {
 const steps = action.runs.steps;
 const check = steps.find((s) => s.id === 'check');
 const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
-  bin: Record<string, string>;
   scripts: Record<string, string>;
 };
 
@@ -45,12 +45,14 @@ describe('action.yml (the composite GitHub Action)', () => {
     }
   });
 
-  it('runs the bin the build writes and builds it with the package script', () => {
-    expect(check?.run).toContain(`"$GITHUB_ACTION_PATH/${pkg.bin['eks-auth-sentinel']}"`);
-    const build = steps.find((s) => s.run?.includes('npm run build'));
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a JS template
-    expect(build?.['working-directory']).toBe('${{ github.action_path }}');
-    expect(pkg.scripts.build).toBeDefined();
+  it('runs the committed single-file CLI on Node 22, with nothing installed or built per job', () => {
+    expect(check?.run).toContain('cli="$GITHUB_ACTION_PATH/action/cli.mjs"');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash array, not a JS template
+    expect(check?.run).toContain('node "$cli" "${args[@]}"');
+    expect(pkg.scripts['build:action']).toBe('node scripts/build-action.mjs');
+    const node = steps.find((s) => s.uses?.startsWith('actions/setup-node@'));
+    expect(String(node?.with?.['node-version'])).toBe('22');
+    for (const s of steps) expect(s.run ?? '').not.toMatch(/\bnpm\b|\bnpx\b|\byarn\b|\bpnpm\b/);
   });
 
   it('hands inputs over as environment variables, never inside the script', () => {
@@ -65,10 +67,10 @@ describe('action.yml (the composite GitHub Action)', () => {
   /** Runs the check step's script as the runner would, with the CLI from this checkout as the bin. */
   function runCheck(env: Record<string, string>) {
     const actionPath = join(dir, 'action');
-    mkdirSync(join(actionPath, 'dist'), { recursive: true });
+    mkdirSync(join(actionPath, 'action'), { recursive: true });
     const main = join(REPO_ROOT, 'shared/cli/main.ts');
     writeFileSync(
-      join(actionPath, 'dist', 'cli.js'),
+      join(actionPath, 'action', 'cli.mjs'),
       `import { spawnSync } from 'node:child_process';
 const r = spawnSync(process.execPath, ['--import', 'tsx', ${JSON.stringify(main)}, ...process.argv.slice(2)], { stdio: 'inherit' });
 process.exit(r.status ?? 3);
@@ -104,6 +106,10 @@ process.exit(r.status ?? 3);
     });
     expect(r.code).toBe(1);
     expect(r.summary).toContain('# eks-auth-sentinel: Terraform plan check');
+    const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    expect(r.summary).toContain(`Checked by eks-auth-sentinel ${version} (snapshot schema 1).`);
     expect(r.summary).toContain('### CRITICAL · `nodegroup/deletion-orphans-role`');
     expect(r.output).toContain('exit-code=1');
   });
