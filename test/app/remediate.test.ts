@@ -45,9 +45,9 @@ function fakes(
   return { deps, delivered, writes };
 }
 
-const before = (mode: 'CONFIG_MAP' | 'API_AND_CONFIG_MAP') =>
+const stateIn = (mode: 'CONFIG_MAP' | 'API_AND_CONFIG_MAP') =>
   buildSnapshot({ mode, compute: [...managedNodes(2), ...karpenterNodes(3)] });
-const trigger = (id: string, s = before('API_AND_CONFIG_MAP')) => ({
+const trigger = (id: string, s = stateIn('API_AND_CONFIG_MAP')) => ({
   cluster: KEY,
   ref: REF,
   before: s,
@@ -58,7 +58,7 @@ const trigger = (id: string, s = before('API_AND_CONFIG_MAP')) => ({
 describe('remediate', () => {
   it('acts once per trigger, and no more than the hourly cap per cluster', async () => {
     const { deps, writes, delivered } = fakes();
-    const s = before('API_AND_CONFIG_MAP');
+    const s = stateIn('API_AND_CONFIG_MAP');
     const plan = planNodegroupDeletion(s, { nodegroupName: 'general' });
     expect((await remediate(deps, trigger('e1', s), plan)).outcomes.map((o) => o.result)).toEqual(['done']);
     expect(await remediate(deps, trigger('e1', s), plan)).toMatchObject({ outcomes: [], duplicates: 1 });
@@ -71,7 +71,7 @@ describe('remediate', () => {
 
   it('dry-run writes nothing, takes no slot, and alerts "would do" with the call', async () => {
     const { deps, writes, delivered } = fakes({ mode: 'dry-run' });
-    const s = before('API_AND_CONFIG_MAP');
+    const s = stateIn('API_AND_CONFIG_MAP');
     const plan = planNodegroupDeletion(s, { nodegroupName: 'general' });
     const report = await remediate(deps, trigger('e1', s), plan);
     expect(report.outcomes.map((o) => o.result)).toEqual(['would-do']);
@@ -86,7 +86,7 @@ describe('remediate', () => {
         createAccessEntry: () => Promise.reject(new Error('socket hang up')),
       },
     });
-    const s = before('API_AND_CONFIG_MAP');
+    const s = stateIn('API_AND_CONFIG_MAP');
     const report = await remediate(
       deps,
       trigger('e1', s),
@@ -99,7 +99,7 @@ describe('remediate', () => {
   });
 
   it('a conflict that keeps coming back ends as `conflict` after its retries, with nothing overwritten', async () => {
-    const s = before('CONFIG_MAP');
+    const s = stateIn('CONFIG_MAP');
     const { deps, writes } = fakes({
       maxActionsPerHour: 5,
       awsAuthWriter: {
