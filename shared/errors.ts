@@ -166,7 +166,7 @@ export function safeErrorMessage(error: unknown): string {
 // ---------------------------------------------------------------------------------------------
 // "Could not look": the collection adapters (cluster and account reads).
 
-export type CollectionService = 'eks' | 'ec2' | 'iam' | 'sts' | 'kubernetes';
+export type CollectionService = 'eks' | 'ec2' | 'iam' | 'sts' | 'logs' | 'kubernetes';
 
 export interface CollectionErrorDetails {
   code: CollectionErrorCode;

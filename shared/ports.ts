@@ -187,6 +187,12 @@ export interface KubeReader extends AwsAuthReader {
 /** A cluster to capture or report on: its identity, the account optional (it defaults to the cluster ARN's). */
 export type CaptureTarget = Omit<ClusterId, 'accountId'> & Partial<Pick<ClusterId, 'accountId'>>;
 
+/** CloudWatch Logs of one Region, read-only. */
+export interface LogsReader {
+  /** The subscription filters of a log group by name; `found: false` when the group does not exist. */
+  subscriptionFilterNames(logGroupName: string, cluster?: string): Promise<Lookup<string[]>>;
+}
+
 /** Everything `captureSnapshot` needs. Region-bound readers come from factories. */
 export interface CaptureDeps {
   eks(region: string): EksReader;
@@ -194,6 +200,8 @@ export interface CaptureDeps {
   iam: IamReader;
   kube: KubeReader;
   clock: Clock;
+  /** Optional: without it the snapshot does not say whether the audit log is subscribed. */
+  logs?(region: string): LogsReader;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -11,11 +11,19 @@ import { AuditLog, worldWriteEvent } from './kube-audit.ts';
 import { createKubeServer, type KubeCluster } from './kube-service.ts';
 import { AWS_AUTH_NAME, AWS_AUTH_NAMESPACE, KubeStore } from './kube-store.ts';
 import { WatchHub } from './kube-watch.ts';
+import { createLogsServer } from './logs-service.ts';
 import { createQueryServer } from './query-services.ts';
 import { closeServer, listen, makePrincipal, Runtime } from './runtime.ts';
 import { createSlackServer, type SlackWorkspace } from './slack-service.ts';
 import { createSsmServer, SLACK_BOT_TOKEN_PARAMETER, SLACK_WEBHOOK_PARAMETER } from './ssm-service.ts';
-import type { Sandbox, SandboxCluster, SandboxEnv, SandboxKube, SandboxOptions } from './types.ts';
+import type {
+  Sandbox,
+  SandboxCluster,
+  SandboxEnv,
+  SandboxKube,
+  SandboxOptions,
+  SandboxSubscriptionFilter,
+} from './types.ts';
 import { type ClusterState, seedCluster, World } from './world.ts';
 
 export { subscriptionPayload } from './kube-audit.ts';
@@ -88,6 +96,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     [SLACK_BOT_TOKEN_PARAMETER, slackWorkspace.token],
   ]);
   const ssmUrl = await start(createSsmServer(runtime, ssmParameters));
+  const logSubscriptions = new Map<string, SandboxSubscriptionFilter[]>();
+  const logsUrl = await start(createLogsServer(runtime, logSubscriptions));
 
   // One Kubernetes API server per cluster: the token's x-k8s-aws-id must name that cluster.
   const audit = new AuditLog(() => world.accountId);
@@ -140,6 +150,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     AWS_ENDPOINT_URL_STS: stsUrl,
     AWS_ENDPOINT_URL_SNS: snsUrl,
     AWS_ENDPOINT_URL_SSM: ssmUrl,
+    AWS_ENDPOINT_URL_CLOUDWATCH_LOGS: logsUrl,
     AWS_ACCESS_KEY_ID: monitor.accessKeyId,
     AWS_SECRET_ACCESS_KEY: monitor.secretAccessKey,
     AWS_REGION: region,
@@ -183,6 +194,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     oidcProviders: world.oidcProviders,
     oidcProviderClientIds: world.oidcProviderClientIds,
     ssmParameters,
+    logSubscriptions,
     cloudTrail: runtime.cloudTrail,
     sns: runtime.sns,
     slack: runtime.slack,

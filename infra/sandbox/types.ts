@@ -59,7 +59,16 @@ export interface SandboxOptions {
   };
 }
 
-export type SandboxService = 'eks' | 'ec2' | 'iam' | 'sts' | 'sns' | 'ssm' | 'kube' | 'slack';
+export type SandboxService = 'eks' | 'ec2' | 'iam' | 'sts' | 'sns' | 'ssm' | 'logs' | 'kube' | 'slack';
+
+/** A CloudWatch Logs subscription filter (DescribeSubscriptionFilters), of one log group. */
+export interface SandboxSubscriptionFilter {
+  filterName: string;
+  filterPattern: string;
+  destinationArn: string;
+  distribution?: 'ByLogStream' | 'Random';
+  creationTime?: number;
+}
 
 export interface SandboxCall {
   service: SandboxService;
@@ -330,6 +339,7 @@ export type SandboxEnv = Record<string, string> & {
   AWS_ENDPOINT_URL_SNS: string;
   /** SSM GetParameter only; `/eks-auth-sentinel/slack-webhook` holds SLACK_WEBHOOK_URL. */
   AWS_ENDPOINT_URL_SSM: string;
+  AWS_ENDPOINT_URL_CLOUDWATCH_LOGS: string;
   AWS_ACCESS_KEY_ID: string;
   AWS_SECRET_ACCESS_KEY: string;
   AWS_REGION: string;
@@ -372,6 +382,11 @@ export interface Sandbox {
   oidcProviderClientIds: Map<string, string[]>;
   /** SSM parameters by name (GetParameter); seeded with `/eks-auth-sentinel/slack-webhook` → the Slack sink. Editable. */
   ssmParameters: Map<string, string>;
+  /**
+   * CloudWatch Logs subscription filters by log group name (DescribeSubscriptionFilters); a
+   * cluster's `/aws/eks/<cluster>/cluster` exists once it has any log type enabled. Editable.
+   */
+  logSubscriptions: Map<string, SandboxSubscriptionFilter[]>;
   cloudTrail: unknown[];
   sns: SnsRecord[];
   slack: Array<{ body: unknown; at: number }>;

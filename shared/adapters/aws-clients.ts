@@ -48,6 +48,7 @@ export interface AwsEndpoints {
   eks?: string;
   ec2?: string;
   iam?: string;
+  logs?: string;
 }
 
 export interface AwsClientOptions {
@@ -171,7 +172,7 @@ export function budgetOptions(budgetMs: number, until?: AbortSignal): { abortSig
 
 /** What a call is, for its errors: `{ service: 'eks', operation: 'DescribeCluster', cluster }`. */
 export interface AwsCallContext {
-  service: 'eks' | 'ec2' | 'iam' | 'sts';
+  service: 'eks' | 'ec2' | 'iam' | 'sts' | 'logs';
   operation: string;
   cluster?: string;
   subject?: string;

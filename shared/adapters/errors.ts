@@ -110,7 +110,12 @@ const IDENTITY_IN_USE = `the IAM identity in use (${WHOSE})`;
 /** Converts whatever an AWS SDK call threw into an `AwsApiError` naming cluster, operation and action. */
 export function toAwsApiError(
   error: unknown,
-  context: { service: 'eks' | 'ec2' | 'iam' | 'sts'; operation: string; cluster?: string; subject?: string },
+  context: {
+    service: 'eks' | 'ec2' | 'iam' | 'sts' | 'logs';
+    operation: string;
+    cluster?: string;
+    subject?: string;
+  },
 ): AwsApiError {
   if (error instanceof AwsApiError) return error;
   const { name, status, code, failedWith, original } = readSdkError(error);

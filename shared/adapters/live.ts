@@ -11,6 +11,7 @@
  */
 import type { CaptureDeps, Clock } from '../ports.ts';
 import { type AwsClientOptions, type Deadline, perRegion } from './aws-clients.ts';
+import { createLogsClient, createLogsReader } from './cloudwatch-logs.ts';
 import { createEc2Client, createEc2Reader } from './ec2.ts';
 import { createEksClient, createEksReader, type EksReaderOptions } from './eks.ts';
 import { createIamClient, createIamReader } from './iam.ts';
@@ -40,6 +41,7 @@ export function createLiveCaptureDeps(options: LiveDepsOptions = {}): LiveCaptur
   );
   const eksClient = perRegion((region) => createEksClient(region, options));
   const ec2Client = perRegion((region) => createEc2Client(region, options));
+  const logs = perRegion((region) => createLogsReader(createLogsClient(region, options)));
   const iam = createIamReader(createIamClient(options.iamRegion, options));
   const clock = options.clock ?? systemClock;
   const bound = (deadline: Deadline | undefined): LiveCaptureDeps => {
@@ -49,6 +51,7 @@ export function createLiveCaptureDeps(options: LiveDepsOptions = {}): LiveCaptur
       ec2: perRegion((region) => createEc2Reader(ec2Client(region), at)),
       iam: iam.withDeadline(deadline),
       kube: createKubeReader({ ...options.kube, tokens, ...at }),
+      logs,
       clock,
       withDeadline: bound,
     };

@@ -142,6 +142,7 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
     nodeClasses,
     autoClasses,
     certificateAuthorities,
+    auditSubscription,
   ] = await Promise.all([
     awaitRead(deps.kube.awsAuth(kubeRef)),
     awaitRead(readAccessEntries(eks, cluster)),
@@ -167,6 +168,12 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
     eks.certificateAuthorities === undefined
       ? undefined
       : awaitRead(eks.certificateAuthorities(cluster.name)),
+    // Whether the audit log reaches anything: asked only when the cluster ships it.
+    deps.logs === undefined || cluster.auditLogging !== true
+      ? undefined
+      : awaitRead(
+          deps.logs(target.region).subscriptionFilterNames(`/aws/eks/${cluster.name}/cluster`, cluster.name),
+        ),
   ]);
 
   // The cluster may have been deleted while we read it: its sources then fail with not-found.
@@ -247,6 +254,7 @@ export async function captureSnapshot(deps: CaptureDeps, target: CaptureTarget):
     ...(certificateAuthorities === undefined
       ? {}
       : { certificateAuthorities: sourceOfValue(certificateAuthorities) }),
+    ...(auditSubscription === undefined ? {} : { auditSubscription: subscriptionOf(auditSubscription) }),
   };
   return snapshot;
 }
@@ -296,4 +304,12 @@ export async function captureSnapshots(
     onOutcome?.(outcome, index);
     return outcome;
   });
+}
+
+/** The filter names of the audit log group; a group that does not exist is `absent`. */
+function subscriptionOf(
+  read: ReadResult<Lookup<string[]>>,
+): NonNullable<ClusterSnapshot['auditSubscription']> {
+  const source = sourceOfLookup(read);
+  return source.status === 'ok' ? { status: 'ok', data: { filterNames: [...source.data] } } : source;
 }

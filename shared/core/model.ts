@@ -324,6 +324,11 @@ export interface ClusterSnapshot extends ClusterId {
   nodeRolePermissions?: Source<RoleActionPermission[]>;
   /** The cluster's certificate authorities (CA rotation); absent when not captured. */
   certificateAuthorities?: Source<ClusterCertificateAuthority[]>;
+  /**
+   * The subscription filters of the audit log group `/aws/eks/<cluster>/cluster`
+   * (DescribeSubscriptionFilters); read only when `cluster.auditLogging` is on, absent otherwise.
+   */
+  auditSubscription?: Source<{ filterNames: string[] }>;
 }
 
 export type SourceName =

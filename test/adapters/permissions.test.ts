@@ -108,7 +108,8 @@ describe('monitor permissions', () => {
   beforeAll(async () => {
     sandbox = await startSandbox({
       clusters: [
-        { snapshot: loadScenario('a-karpenter-shares-last-nodegroup-role') },
+        // Its audit log on: the capture asks for the log group's subscription filters.
+        { snapshot: loadScenario('a-karpenter-shares-last-nodegroup-role'), logging: ['audit'] },
         {
           snapshot: loadScenario('a-karpenter-shares-role-api-and-config-map-with-entry'),
           name: 'api-mixed',
@@ -133,7 +134,12 @@ describe('monitor permissions', () => {
     const used = new Set(
       sandbox.calls
         .filter(
-          (c) => c.service === 'eks' || c.service === 'ec2' || c.service === 'iam' || c.service === 'sts',
+          (c) =>
+            c.service === 'eks' ||
+            c.service === 'ec2' ||
+            c.service === 'iam' ||
+            c.service === 'sts' ||
+            c.service === 'logs',
         )
         .map((c) => `${c.service}:${c.operation}`),
     );
@@ -143,7 +149,9 @@ describe('monitor permissions', () => {
     // SimulatePrincipalPolicy only evaluates the role's policies: it reads, it changes nothing.
     expect(
       [...actions].every((a) =>
-        /^(eks:(List|Describe)|ec2:Describe|iam:(Get|List)|iam:SimulatePrincipalPolicy$)/.test(a),
+        /^(eks:(List|Describe)|ec2:Describe|iam:(Get|List)|iam:SimulatePrincipalPolicy$|logs:DescribeSubscriptionFilters$)/.test(
+          a,
+        ),
       ),
     ).toBe(true);
   });

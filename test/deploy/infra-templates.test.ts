@@ -212,6 +212,7 @@ describe('the aws-auth audit subscription (CloudFormation and Terraform)', () =>
     const permission = t.Resources.InvokePermission;
     expect(filter?.Type).toBe('AWS::Logs::SubscriptionFilter');
     expect(filter?.Properties.FilterPattern).toBe('"configmaps" "aws-auth" "kube-system"');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub, not a template
     expect(filter?.Properties.LogGroupName).toEqual({ 'Fn::Sub': '/aws/eks/${ClusterName}/cluster' });
     expect(permission?.Type).toBe('AWS::Lambda::Permission');
     expect(permission?.Properties).toMatchObject({
@@ -219,6 +220,7 @@ describe('the aws-auth audit subscription (CloudFormation and Terraform)', () =>
       Principal: 'logs.amazonaws.com',
       SourceArn: {
         'Fn::Sub':
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub, not a template
           'arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/eks/${ClusterName}/cluster:*',
       },
     });
@@ -230,6 +232,7 @@ describe('the aws-auth audit subscription (CloudFormation and Terraform)', () =>
     expect(main).toContain('filter_pattern  = "\\"configmaps\\" \\"aws-auth\\" \\"kube-system\\""');
     expect(main).toContain('principal           = "logs.amazonaws.com"');
     expect(main).toMatch(/source_arn\s+= local\.log_group_arn/);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: an HCL interpolation, meant literally
     expect(main).toContain('log-group:${local.log_group_name}:*');
     checkVariables('aws-auth-audit-subscription');
   });

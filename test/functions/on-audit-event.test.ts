@@ -83,11 +83,12 @@ describe('onAuditEvent (handler)', () => {
     const first = await invoke(payload);
     expect(first.ok).toBe(true);
     expect(first.result).toMatchObject({ outcome: 'handled', cluster: 'prod' });
-    expect((first.result?.writes as Array<{ outcome: string }>)[0]?.outcome).toBe('evaluated');
+    const writes = (r: typeof first) => (r.result?.writes ?? []) as Array<{ outcome: string }>;
+    expect(writes(first)[0]?.outcome).toBe('evaluated');
     const slack = JSON.stringify(sandbox.slack.slice(slackBefore));
     expect(slack).toContain('jane.doe');
     const again = await invoke(payload);
-    expect((again.result?.writes as Array<{ outcome: string }>)[0]?.outcome).toBe('seen');
+    expect(writes(again)[0]?.outcome).toBe('seen');
   }, 60_000);
 
   it('an undecodable payload is ignored with its reason, not retried', async () => {

@@ -27,6 +27,8 @@ export function clientOptions(sandbox: Sandbox, overrides: AwsClientOptions = {}
   if (eks !== undefined) endpoints.eks = eks;
   if (ec2 !== undefined) endpoints.ec2 = ec2;
   if (iam !== undefined) endpoints.iam = iam;
+  const logs = endpoint(sandbox.env.AWS_ENDPOINT_URL_CLOUDWATCH_LOGS);
+  if (logs !== undefined) endpoints.logs = logs;
   return {
     credentials: { ...sandbox.credentials },
     endpoints,

@@ -30,13 +30,7 @@ import {
 } from '../../core/predict/index.ts';
 import type { CommandResult } from '../../core/render/index.ts';
 import { CommandInputError } from '../errors.ts';
-import {
-  type CommandFiles,
-  type CommandPorts,
-  findingsExit,
-  obtainSnapshot,
-  type SnapshotSource,
-} from './command-inputs.ts';
+import { type CommandPorts, findingsExit, obtainSnapshot, type SnapshotSource } from './command-inputs.ts';
 
 /** The change `whatif` simulates, as its option gave it. */
 export type WhatIfRequest =

@@ -4,6 +4,8 @@
  * (onAuditEvent) needs the cluster's audit log in CloudWatch Logs. Low: the schedule still sees
  * every change, only later and without the writer. Silent in `API` mode (aws-auth is not read
  * for authentication) and while the audit logging is not known (snapshots taken before it was read).
+ * A subscription filter that exists is taken as onAuditEvent's: a log group holds at most two, and
+ * the snapshot does not know the function's ARN.
  */
 import { connectFailureIn, explainUnreachable } from '../access/endpoint-access.ts';
 import type { FindingDraft, Rule } from './types.ts';
@@ -38,6 +40,14 @@ export const monitorRealtimeUnavailable: Rule = {
         'attribution is off: the control plane does not ship its audit log (logging type audit disabled)',
       );
       evidence.auditLogging = false;
+    }
+    const sub = s.auditSubscription;
+    const noFilter = sub?.status === 'absent' || (sub?.status === 'ok' && sub.data.filterNames.length === 0);
+    if (s.cluster.auditLogging === true && noFilter) {
+      reasons.push(
+        `attribution is off: no subscription filter sends /aws/eks/${a.cluster.name}/cluster to onAuditEvent`,
+      );
+      evidence.auditSubscription = 'missing';
     }
     if (reasons.length === 0) return [];
     const draft: FindingDraft = {

@@ -322,8 +322,14 @@ const S48: Shape = {
 const S49: Shape = { object: { status: { oneOf: ['ok'] }, data: { array: S48 } } };
 /** $.certificateAuthorities */
 const S50: Shape = { union: 'status', options: { ok: S49, absent: S5, error: S6 } };
+/** $.auditSubscription|0.data */
+const S51: Shape = { object: { filterNames: { array: { string: [] } } } };
+/** $.auditSubscription|0 */
+const S52: Shape = { object: { status: { oneOf: ['ok'] }, data: S51 } };
+/** $.auditSubscription */
+const S53: Shape = { union: 'status', options: { ok: S52, absent: S5, error: S6 } };
 /** $ */
-const S51: Shape = {
+const S54: Shape = {
   object: {
     schemaVersion: { oneOf: [1] },
     capturedAt: { string: [R0] },
@@ -346,6 +352,7 @@ const S51: Shape = {
     serviceAccounts: S44,
     nodeRolePermissions: S47,
     certificateAuthorities: S50,
+    auditSubscription: S53,
   },
   optional: [
     'karpenterNodeClasses',
@@ -356,8 +363,9 @@ const S51: Shape = {
     'serviceAccounts',
     'nodeRolePermissions',
     'certificateAuthorities',
+    'auditSubscription',
   ],
 };
 
 /** ClusterSnapshot (schemaVersion 1). */
-export const SNAPSHOT_SHAPE: Shape = S51;
+export const SNAPSHOT_SHAPE: Shape = S54;

@@ -381,6 +381,7 @@ function buildSchema() {
     serviceAccounts: z.exactOptional(sourceSchema(z.array(serviceAccountSchema))),
     nodeRolePermissions: z.exactOptional(sourceSchema(z.array(roleActionPermissionSchema))),
     certificateAuthorities: z.exactOptional(sourceSchema(z.array(certificateAuthoritySchema))),
+    auditSubscription: z.exactOptional(sourceSchema(z.strictObject({ filterNames: z.array(z.string()) }))),
   });
 }
 
