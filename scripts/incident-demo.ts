@@ -658,7 +658,8 @@ async function main(): Promise<number> {
           : `Clock: ${clock}× faster than AWS's (--clock ${clock}; --realistic runs on AWS's): every delay of the world below is ÷ ${clock}; the functions run at their own speed, so their share of each figure is ${clock}× what it would be in AWS.`,
         `World: EKS edits aws-auth ${onClock(AWS.eksEditS)} into a node group deletion (AWS: "some tens of seconds", not documented); a node goes NotReady ${onClock(AWS.notReadyS)} after its mapping is lost (AWS: 1–3 min; the low end); the audit log reaches onAuditEvent ${onClock(AWS.auditDeliveryS)} after a write (AWS: best effort, no figure).`,
         `Monitor: CloudTrail → onEksEvent; aws-auth edits → ${path}; the audit log → onAuditEvent (the writer); remediation ${remediation}.`,
-        ...(remediation !== 'off' && clock > 1
+        // Only a node group deletion is guarded.
+        ...(remediation !== 'off' && clock > 1 && scenario.id === 'a'
           ? [
               `Note: onEksEvent's CONFIG_MAP guard reads aws-auth for ${GUARD_MAX_MS / 1000} s of its own time, ${(GUARD_MAX_MS * clock) / 1000} s of this world's: ${GUARD_MAX_MS / 1000 < AWS.eksEditS ? `here it covers EKS's edit ${AWS.eksEditS} s in, on AWS's clock it ends before it and awsAuthCheck's restore comes instead (--realistic shows it)` : `it covers EKS's edit ${AWS.eksEditS} s in on AWS's clock too`}.`,
             ]
