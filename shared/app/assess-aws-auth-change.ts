@@ -52,12 +52,19 @@ import type {
   Clock,
   Deliver,
   DeliverySummary,
+  EksReader,
   IdempotencyStore,
   KubeClusterRef,
   Lookup,
   SnapshotStore,
 } from '../ports.ts';
-import { awaitRead, freshAwsAuth, type ReadResult } from './read-sources.ts';
+import {
+  awaitRead,
+  freshAwsAuth,
+  type ReadResult,
+  readAccessEntries,
+  refreshVolatile,
+} from './read-sources.ts';
 import { evaluateSnapshot, IN_PROGRESS_MARGIN_MS } from './run-snapshot.ts';
 
 /** Which path saw the write. */
@@ -103,6 +110,13 @@ export interface AssessAwsAuthChangeDeps {
    * report: a throw fails the assessment and releases the claim.
    */
   afterAssess?(assessment: AwsAuthAssessment): Promise<AfterAssessResult | undefined>;
+  /**
+   * EKS per Region: with it, a claimed write is judged with the cluster's mode and access entries
+   * read again (DescribeCluster ‖ ListAccessEntries), not the stored ones — an access entry the
+   * CloudTrail path or a person created since the last capture keeps its nodes authorized
+   * whatever aws-auth says. Without it (or when DescribeCluster fails) the stored ones are used.
+   */
+  eks?(region: string): EksReader;
 }
 
 export interface AwsAuthObservation {
@@ -191,6 +205,28 @@ function parsedOf(source: ClusterSnapshot['awsAuth']): ParsedAwsAuth | undefined
   return source.status === 'ok' ? parseAwsAuthShared(source.data.data) : undefined;
 }
 
+/**
+ * The stored state with aws-auth as read, and — when EKS can be asked — the mode and access
+ * entries as they are now. An access entry read fails alone: the stored entries stay (named stale
+ * by refreshVolatile, never taken for "no entries").
+ */
+async function stateAfter(
+  deps: AssessAwsAuthChangeDeps,
+  stored: ClusterSnapshot,
+  read: ReadResult<Lookup<AwsAuthConfigMap>>,
+  key: ClusterId,
+): Promise<ClusterSnapshot> {
+  const capturedAt = deps.clock.now().toISOString();
+  const eks = deps.eks?.(key.region);
+  const described = eks === undefined ? undefined : await awaitRead(eks.describeCluster(key.clusterName));
+  if (eks === undefined || described === undefined || !described.ok) {
+    return { ...stored, capturedAt, awsAuth: freshAwsAuth(stored, read).awsAuth };
+  }
+  const accessEntries = await awaitRead(readAccessEntries(eks, described.value));
+  return refreshVolatile(stored, { cluster: described.value, awsAuth: read, accessEntries }, capturedAt)
+    .snapshot;
+}
+
 /** The claim of one write of aws-auth on one cluster. */
 export function awsAuthClaimKey(cluster: ClusterId, resourceVersion: string): string {
   return `${AWS_AUTH_CLAIM_PREFIX}${clusterIdKey(cluster)}@${resourceVersion}`;
@@ -242,11 +278,7 @@ export async function assessAwsAuthChange(
 
   try {
     const trigger: Trigger = `event:aws-auth-${observation.source}`;
-    const after: ClusterSnapshot = {
-      ...stored,
-      capturedAt: deps.clock.now().toISOString(),
-      awsAuth: freshAwsAuth(stored, read).awsAuth,
-    };
+    const after = await stateAfter(deps, stored, read, key);
     const actor = observation.actor ?? (read.value.found ? awsAuthWriterActor(read.value.value) : undefined);
     const { findings, changes } = withAwsAuthMemo(() => {
       const b = parsedOf(stored.awsAuth);

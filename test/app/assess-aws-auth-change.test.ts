@@ -45,8 +45,17 @@ const WITHOUT_SOLO = MAP_ROLES.split(/\n(?=- )/)
   .filter((entry) => !entry.includes(SOLO_ROLE))
   .join('\n');
 
-async function setUp(options: { baseline?: boolean } = {}) {
-  const s = await startSandbox({ clusters: [{ snapshot: baseSnapshot('CONFIG_MAP') }] });
+async function setUp(
+  options: {
+    baseline?: boolean;
+    mode?: 'CONFIG_MAP' | 'API_AND_CONFIG_MAP';
+    freshEks?: boolean;
+    /** Changes the world before the baseline capture. */
+    seed?: (s: Sandbox) => void;
+  } = {},
+) {
+  const s = await startSandbox({ clusters: [{ snapshot: baseSnapshot(options.mode ?? 'CONFIG_MAP') }] });
+  options.seed?.(s);
   sandbox = s;
   tables += 1;
   const table = `sentinel-aws-auth-claims-${tables}`;
@@ -80,6 +89,7 @@ async function setUp(options: { baseline?: boolean } = {}) {
       hooked.push(assessment);
       return undefined;
     },
+    ...(options.freshEks === true ? { eks: capture.eks } : {}),
   };
   const observe = async (source: AwsAuthChangeSource = 'poll') =>
     assessAwsAuthChange(deps, { cluster: ref, awsAuth: await awaitRead(reader.awsAuth(ref)), source });
@@ -88,6 +98,50 @@ async function setUp(options: { baseline?: boolean } = {}) {
 }
 
 describe('assessAwsAuthChange', () => {
+  it('judges a removal with the access entries as they are now: an EC2_LINUX entry created since the capture keeps the nodes authorized', async () => {
+    for (const freshEks of [true, false]) {
+      // The baseline: the solo node role is mapped in aws-auth only.
+      const t = await setUp({
+        mode: 'API_AND_CONFIG_MAP',
+        freshEks,
+        seed: (s) => {
+          const c = s.cluster('prod');
+          c.accessEntries = c.accessEntries.filter((e) => e.principalArn !== SOLO_ROLE);
+        },
+      });
+      const cluster = t.s.cluster('prod');
+      // What onEksEvent's remediation (or a person) does before EKS edits aws-auth.
+      cluster.accessEntries.push({
+        principalArn: SOLO_ROLE,
+        type: 'EC2_LINUX',
+        username: 'system:node:{{EC2PrivateDNSName}}',
+        kubernetesGroups: [],
+        accessEntryArn: `arn:aws:eks:${REGION}:${ACCOUNT}:access-entry/prod/role/${ACCOUNT}/solo/x`,
+        createdAt: new Date().toISOString(),
+        modifiedAt: new Date().toISOString(),
+        tags: {},
+        accessPolicies: [],
+      });
+      cluster.putAwsAuth({ mapRoles: WITHOUT_SOLO }, { manager: 'eks' });
+      const result = await t.observe('poll');
+      expect(result.outcome).toBe('evaluated');
+      expect(result.removed.map((r) => r.arn)).toEqual([SOLO_ROLE]);
+      const unauthorized = result.findings.filter(
+        (f) => f.ruleId === 'nodes/role-unauthorized' && f.subject === SOLO_ROLE,
+      );
+      // Stored entries only (no EKS port): the stale state says the nodes lost access.
+      expect(unauthorized.length > 0, `freshEks=${freshEks}`).toBe(!freshEks);
+      if (freshEks) {
+        expect(
+          result.after?.accessEntries.status === 'ok' &&
+            result.after.accessEntries.data.some((e) => e.principalArn === SOLO_ROLE),
+        ).toBe(true);
+      }
+      await t.s.close();
+      sandbox = undefined;
+    }
+  });
+
   it('is unchanged while aws-auth keeps the stored resourceVersion, and claims nothing', async () => {
     const t = await setUp();
     const result = await t.observe();
