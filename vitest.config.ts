@@ -21,6 +21,7 @@ export const BUILD = [
   'test/deploy/function-bundles.test.ts',
   'test/e2e/cli-bundle.e2e.test.ts',
   'test/e2e/incident-demo.e2e.test.ts',
+  'test/e2e/incident-demo-aws-auth.e2e.test.ts',
   'test/functions/smoke-node22.test.ts',
 ];
 export const PROPERTY = ['test/**/*.property.test.ts', 'test/**/*.differential.test.ts'];

@@ -1,56 +1,16 @@
 /**
- * `npm start` (scripts/incident-demo.ts) as a child process, on bundles built into a temporary
- * directory (the shared dist/ may be rebuilt meanwhile): exit 0, and in the printed timeline the
- * alert as Slack and SNS received it comes before the damage — or, in d and f where the access is
- * lost at the call itself, after it, timed from it and never said to come before. With
- * `--remediate` the damage never comes; with `--remediate dry-run` the monitor writes nothing.
+ * `npm start`, the incidents CloudTrail announces (a, d, e, g, h) and the hygiene edit f: exit 0,
+ * and in the printed timeline the alert as Slack and SNS received it comes before the damage — or,
+ * in d and f where the access is lost at the call or the edit itself, after it, timed from it and
+ * never said to come before. The aws-auth edits b and c and the remediation runs are in
+ * incident-demo-aws-auth.e2e.test.ts (two files, so that their runs go side by side).
  */
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { firstAt, timeline, useIncidentDemo } from '../support/incident-demo-run.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
-let functions: string;
+const demo = useIncidentDemo();
 
-beforeAll(() => {
-  functions = mkdtempSync(join(tmpdir(), 'sentinel-demo-'));
-  execFileSync(process.execPath, ['scripts/bundle-functions.mjs', '--outdir', functions], {
-    cwd: ROOT,
-    stdio: 'pipe',
-  });
-}, 180_000);
-
-afterAll(() => {
-  rmSync(functions, { recursive: true, force: true });
-});
-
-async function demo(...args: string[]): Promise<{ code: number; out: string }> {
-  try {
-    const { stdout } = await promisify(execFile)(
-      TSX,
-      ['scripts/incident-demo.ts', '--functions', functions, ...args],
-      { cwd: ROOT, maxBuffer: 16 * 1024 * 1024, timeout: 90_000 },
-    );
-    return { code: 0, out: stdout };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === 'number' ? e.code : -1, out: `${e.stdout ?? ''}${e.stderr ?? ''}` };
-  }
-}
-
-/** Timeline lines `T +1.23s  what` → [seconds, what]. */
-function timeline(out: string): Array<[number, string]> {
-  return [...out.matchAll(/^T\s*([+-]\d+\.\d+)s {2}(.+)$/gm)].map((m) => [Number(m[1]), m[2] ?? '']);
-}
-
-const firstAt = (lines: Array<[number, string]>, pattern: RegExp): number =>
-  lines.find(([, what]) => pattern.test(what))?.[0] ?? Number.NaN;
-
-describe('npm start: the incident demo', () => {
+describe('npm start: the incident demo, CloudTrail incidents and hygiene', () => {
   it('scenario a: the critical alert reaches Slack and SNS before the first node goes NotReady, exit 0', async () => {
     const { code, out } = await demo();
     expect(out).toContain('OK: the critical alert reached Slack');
@@ -92,91 +52,6 @@ describe('npm start: the incident demo', () => {
       /awsAuthCheck {2}[^\n]*\n.*\n\s+→ confirmed \(the prediction came true, the damage stays open\) nodes\/role-unauthorized/,
     );
   });
-
-  for (const id of ['b', 'c']) {
-    it(`scenario ${id}: the aws-auth edit is caught by awsAuthCheck on its schedule (no staged run), the writer named from the audit log, the counts agree, exit 0`, async () => {
-      const { code, out } = await demo('--scenario', id);
-      expect(out).toMatch(
-        /^Counts agree: the alert said (\d+) node\(s\) lose access; the sandbox saw \1 go NotReady\.$/m,
-      );
-      expect(code).toBe(0);
-      if (id === 'b') expect(out).not.toContain('running pods keep running');
-      const lines = timeline(out);
-      const check = firstAt(lines, /^awsAuthCheck {2}(re-check|schedule tick)/);
-      // the edit lands just after a look: the next one is the re-check, 30 s on AWS's clock (6 s here)
-      expect(check).toBeGreaterThan(4);
-      expect(firstAt(lines, /^Slack received/)).toBeGreaterThan(check);
-      expect(lines.some(([, what]) => /^scheduler /.test(what))).toBe(false);
-      expect(Number.isFinite(firstAt(lines, /^onAuditEvent {2}CloudWatch Logs subscription/))).toBe(true);
-      expect(out).toMatch(/aws-auth write \(resourceVersion \d+\) was made by (Terraform|kubectl-edit)/);
-    });
-  }
-
-  it('scenario b, continuous mode: awsAuthWatch sees the edit (no awsAuthCheck at all), before the damage, exit 0', async () => {
-    const { code, out } = await demo('--scenario', 'b', '--mode', 'continuous');
-    expect(out).toContain('OK: the critical alert reached Slack');
-    expect(code).toBe(0);
-    expect(out).toContain('continuous mode: awsAuthWatch holds a watch on aws-auth');
-    const lines = timeline(out);
-    expect(lines.some(([, what]) => /^awsAuthCheck /.test(what))).toBe(false);
-    expect(firstAt(lines, /^Slack received/)).toBeLessThan(firstAt(lines, /Ready=Unknown/));
-  });
-
-  it('scenario a, remediation on, CONFIG_MAP: onEksEvent puts back what EKS removed; zero nodes NotReady; one write, by the monitor, exit 0', async () => {
-    const { code, out } = await demo('--remediate');
-    expect(out).toMatch(/^OK: remediation on — zero nodes NotReady/m);
-    expect(code).toBe(0);
-    const lines = timeline(out);
-    expect(lines.filter(([, what]) => /Ready=Unknown/.test(what))).toHaveLength(0);
-    const edit = firstAt(lines, /EKS removed .* aws-auth/);
-    const restore = firstAt(lines, /aws-auth updated by eks-auth-sentinel/);
-    expect(restore).toBeGreaterThan(edit);
-    expect(out).toContain('Remediation done: restore 1 aws-auth entry of role prod-node-role');
-    expect(out).toMatch(/^ {2}T\+\d+\.\d\ds {2}by (onEksEvent|awsAuthCheck) \(the monitor's role\)/m);
-    expect(out).toMatch(/^Writes by the monitor after the incident: [12] \(kube PatchConfigMap 200/m);
-  });
-
-  it("scenario a, remediation on, API_AND_CONFIG_MAP: the node role's access entry exists before EKS's aws-auth edit; zero nodes NotReady, exit 0", async () => {
-    // a 2× clock: EKS's edit 15 s into the deletion, room for onEksEvent's cold start on a loaded machine
-    const { code, out } = await demo(
-      '--auth-mode',
-      'api-and-config-map',
-      '--remediate',
-      'on',
-      '--clock',
-      '2',
-    );
-    expect(out).toMatch(/^OK: remediation on — zero nodes NotReady/m);
-    expect(code).toBe(0);
-    const lines = timeline(out);
-    const created = firstAt(lines, /access entry \S+prod-node-role \(EC2_LINUX\) created/);
-    const edit = firstAt(lines, /EKS removed .* aws-auth/);
-    expect(Number.isFinite(created)).toBe(true);
-    expect(created).toBeLessThan(edit);
-    expect(out).toContain('Remediation done: create the EC2_LINUX access entry of role prod-node-role');
-    expect(out).toContain('eks CreateAccessEntry 200');
-  });
-
-  it('scenario b, remediation on: awsAuthCheck restores the Fargate entry Terraform removed; zero Fargate nodes NotReady, exit 0', async () => {
-    const { code, out } = await demo('--scenario', 'b', '--remediate');
-    expect(out).toMatch(/^OK: remediation on — zero nodes NotReady/m);
-    expect(code).toBe(0);
-    expect(out).toContain('Remediation done: restore 1 aws-auth entry of role prod-fargate-pod-execution');
-    expect(out).toMatch(/by awsAuthCheck \(the monitor's role\)/);
-    expect(out).toContain('Writes by the monitor after the incident: 1 (kube PatchConfigMap 200');
-    expect(timeline(out).filter(([, what]) => /Ready=Unknown/.test(what))).toHaveLength(0);
-  });
-
-  for (const id of ['a', 'b']) {
-    it(`scenario ${id}, remediation dry-run: no write at all, "would do" alerted, the damage happens as without it, exit 0`, async () => {
-      const { code, out } = await demo('--scenario', id, '--remediate', 'dry-run');
-      expect(out).toContain('Writes by the monitor after the incident: 0.');
-      expect(out).toContain('OK: dry-run wrote nothing');
-      expect(out).toMatch(/Remediation would do \(dry run\): restore 1 aws-auth entry/);
-      expect(code).toBe(0);
-      expect(timeline(out).some(([, what]) => /Ready=Unknown/.test(what))).toBe(true);
-    });
-  }
 
   it('scenario e: the alert on the switch to API mode arrives before EKS applies it, exit 0', async () => {
     const { code, out } = await demo('--scenario', 'e');
