@@ -4,10 +4,7 @@
  * `remediation` dry-run or on the assessment's remediation hook. Like event.ts, never the
  * EC2 or IAM adapters or @kubernetes/client-node.
  */
-import { perRegion } from '../../shared/adapters/aws-clients.ts';
-import { createEksClient, createEksReader } from '../../shared/adapters/eks.ts';
 import { createEksTokenProvider } from '../../shared/adapters/kube-token.ts';
-import { createAwsAuthReader } from '../../shared/adapters/kubernetes-aws-auth.ts';
 import { createAwsAuthWatcher } from '../../shared/adapters/kubernetes-aws-auth-watch.ts';
 import { toAwsAuth } from '../../shared/adapters/kubernetes-shapes.ts';
 import type { SentinelConfig } from '../../shared/app/config.ts';
@@ -17,6 +14,7 @@ import { createRemediationHook } from '../../shared/app/remediate.ts';
 import { CollectionError } from '../../shared/errors.ts';
 import type { AwsAuthWatcher, EksReader, KubeClusterRef } from '../../shared/ports.ts';
 import { clientOptions, type Env, homeRegion } from './env.ts';
+import { createEventReaders } from './event.ts';
 import { remediationDeps } from './prevention.ts';
 import { createStateWiring } from './state.ts';
 
@@ -33,12 +31,12 @@ export interface AwsAuthPathsWiring extends Omit<HandleAuditEventDeps, 'cluster'
 export function createAwsAuthPathsWiring(config: SentinelConfig, env: Env): AwsAuthPathsWiring {
   const options = clientOptions();
   const state = createStateWiring(config, env);
-  const eks = perRegion((region) => createEksReader(createEksClient(region, options)));
   const refs = new Map<string, KubeClusterRef>();
   const home = homeRegion(env);
   const tokens = createEksTokenProvider();
+  // The event path's readers (same clients and timeouts); the watcher shares their tokens.
+  const { eks, kube } = createEventReaders(options, tokens);
   let watcher: AwsAuthWatcher | undefined;
-  const kube = createAwsAuthReader({ tokens, requestTimeoutMs: 5_000, budgetMs: 15_000 });
   // Opt-in prevention: a removal that running compute depends on is put back from these paths too
   // (they see the aws-auth edits no CloudTrail record announces); nothing is created with `off`.
   const prevention = remediationDeps(config, env, state, kube);

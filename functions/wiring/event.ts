@@ -6,7 +6,7 @@
  */
 import { type AwsClientOptions, perRegion } from '../../shared/adapters/aws-clients.ts';
 import { createEksClient, createEksReader } from '../../shared/adapters/eks.ts';
-import { createEksTokenProvider } from '../../shared/adapters/kube-token.ts';
+import { createEksTokenProvider, type EksTokenProvider } from '../../shared/adapters/kube-token.ts';
 import { createAwsAuthReader } from '../../shared/adapters/kubernetes-aws-auth.ts';
 import type { SentinelConfig } from '../../shared/app/config.ts';
 import type { HandleEksEventDeps } from '../../shared/app/handle-eks-event.ts';
@@ -18,13 +18,16 @@ import { createStateWiring } from './state.ts';
 export type EventReaders = Pick<HandleEksEventDeps, 'eks' | 'kube' | 'withDeadline'>;
 
 /** One EKS client per Region and one aws-auth reader, and the same bound to a deadline per invocation. */
-export function createEventReaders(options: AwsClientOptions): EventReaders {
+export function createEventReaders(
+  options: AwsClientOptions,
+  tokens: EksTokenProvider = createEksTokenProvider(
+    options.credentials === undefined ? {} : { credentials: options.credentials },
+  ),
+): EventReaders {
   const eksClient = perRegion((region) => createEksClient(region, options));
   // aws-auth only, over node:https: @kubernetes/client-node would be half the bundle and its init.
   const kube = createAwsAuthReader({
-    tokens: createEksTokenProvider(
-      options.credentials === undefined ? {} : { credentials: options.credentials },
-    ),
+    tokens,
     requestTimeoutMs: 5_000,
     budgetMs: 15_000,
   });
